@@ -1,0 +1,1 @@
+//! kiln-anim (work in progress)

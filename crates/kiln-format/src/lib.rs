@@ -1,0 +1,1 @@
+//! kiln-format (work in progress)

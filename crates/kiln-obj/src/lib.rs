@@ -1,0 +1,1 @@
+//! kiln-obj (work in progress)

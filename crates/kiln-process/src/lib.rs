@@ -1,0 +1,1 @@
+//! kiln-process (work in progress)

@@ -1,0 +1,590 @@
+//! The scene model every kiln stage shares: what an importer produces, what `kiln-process`
+//! rewrites, and what `kiln-anim::extract` turns into engine data.
+//!
+//! It is Assimp's `aiScene` shaped for Rust, so that kiln can reproduce Assimp's results step by
+//! step:
+//! - a node tree stored as an arena ([`Scene::nodes`], root at index 0, parents before children);
+//! - meshes in Assimp's "verbose" layout: per-vertex arrays (positions, normals, tangents,
+//!   bitangents, up to [`MAX_UV_CHANNELS`] UV and [`MAX_COLOR_CHANNELS`] colour channels) and
+//!   polygon faces of any arity that index them ([`Mesh::face_sizes`] + [`Mesh::indices`]);
+//! - materials with the colours and texture slots the engine formats need, plus a free-form
+//!   property list for whatever else an importer found;
+//! - skin bones with Assimp's offset matrix (mesh space to bone space) and per-vertex weights;
+//! - animations with per-node position/rotation/scale keys in ticks;
+//! - embedded textures.
+//!
+//! Conventions: column vectors (`v' = M * v`, as Assimp and glam), right-handed as the file
+//! authored it, until `kiln-process` converts it. Times in ticks, [`Animation::ticks_per_second`]
+//! converts. Nothing here validates: importers build scenes that satisfy the invariants below,
+//! [`Scene::validate`] checks them for tests and for code that takes scenes from elsewhere.
+//!
+//! Invariants (checked by [`Scene::validate`]):
+//! - `nodes[0]` is the root; every other node's `parent` is a smaller index; `children` lists
+//!   exactly the nodes whose parent it is.
+//! - every `Node::meshes` entry, `Mesh::material`, texture `embedded` index is in range;
+//! - each per-vertex array of a mesh is empty or has `positions.len()` entries;
+//! - `face_sizes` sums to `indices.len()`, and every index is below `positions.len()`.
+//!
+//! `no_std` + `alloc`: the runtime crates that embed in engines depend on it.
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+pub use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+
+/// Most UV channels a mesh carries (Assimp's `AI_MAX_NUMBER_OF_TEXTURECOORDS`).
+pub const MAX_UV_CHANNELS: usize = 8;
+/// Most colour channels a mesh carries (Assimp's `AI_MAX_NUMBER_OF_COLOR_SETS`).
+pub const MAX_COLOR_CHANNELS: usize = 8;
+
+/// A whole imported file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scene {
+    /// Node tree, root first; see the crate invariants.
+    pub nodes: Vec<Node>,
+    pub meshes: Vec<Mesh>,
+    pub materials: Vec<Material>,
+    pub animations: Vec<Animation>,
+    /// Textures stored inside the file (FBX `Video` content); referenced by
+    /// [`TextureRef::embedded`].
+    pub textures: Vec<EmbeddedTexture>,
+    pub metadata: Metadata,
+    /// Non-fatal findings of the importer and the processing steps, for the user.
+    pub warnings: Vec<String>,
+}
+
+/// Index of a node in [`Scene::nodes`].
+pub type NodeId = usize;
+
+/// One node of the hierarchy (Assimp `aiNode`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub name: String,
+    /// Local transform relative to the parent, column vectors.
+    pub transform: Mat4,
+    pub parent: Option<NodeId>,
+    pub children: Vec<NodeId>,
+    /// Indices into [`Scene::meshes`] drawn at this node (a mesh may be referenced by several
+    /// nodes).
+    pub meshes: Vec<usize>,
+}
+
+impl Node {
+    /// A node with an identity transform and no parent, children or meshes.
+    pub fn new(name: impl Into<String>) -> Self {
+        Node {
+            name: name.into(),
+            transform: Mat4::IDENTITY,
+            parent: None,
+            children: Vec::new(),
+            meshes: Vec::new(),
+        }
+    }
+}
+
+/// Which primitive kinds a mesh contains (Assimp `aiPrimitiveType`, as a bit set).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrimitiveTypes(pub u8);
+
+impl PrimitiveTypes {
+    pub const POINT: u8 = 1;
+    pub const LINE: u8 = 2;
+    pub const TRIANGLE: u8 = 4;
+    pub const POLYGON: u8 = 8;
+
+    /// The kind bit of a face with `arity` corners.
+    pub fn of_arity(arity: u32) -> u8 {
+        match arity {
+            0 | 1 => Self::POINT,
+            2 => Self::LINE,
+            3 => Self::TRIANGLE,
+            _ => Self::POLYGON,
+        }
+    }
+    pub fn contains(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+}
+
+/// A UV channel: one coordinate per vertex, with 1, 2 or 3 meaningful components.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UvChannel {
+    /// Number of meaningful components (Assimp `mNumUVComponents`); unused ones are zero.
+    pub components: u8,
+    pub coords: Vec<Vec3>,
+    /// Name of the UV set in the file (FBX `UVSet` name), empty when the format has none.
+    pub name: String,
+}
+
+/// A mesh in Assimp's layout: one material, per-vertex attributes and faces indexing them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mesh {
+    pub name: String,
+    /// Index into [`Scene::materials`].
+    pub material: usize,
+    pub positions: Vec<Vec3>,
+    /// Empty, or one per vertex.
+    pub normals: Vec<Vec3>,
+    /// Empty, or one per vertex (with `bitangents`).
+    pub tangents: Vec<Vec3>,
+    pub bitangents: Vec<Vec3>,
+    /// At most [`MAX_UV_CHANNELS`].
+    pub uv_channels: Vec<UvChannel>,
+    /// RGBA per vertex; at most [`MAX_COLOR_CHANNELS`].
+    pub color_channels: Vec<Vec<Vec4>>,
+    /// Number of corners of each face, in face order.
+    pub face_sizes: Vec<u32>,
+    /// Corner indices of all faces, concatenated; `face_sizes` partitions it.
+    pub indices: Vec<u32>,
+    /// Which primitive kinds occur (kept up to date by importers and processing steps).
+    pub primitive_types: PrimitiveTypes,
+    /// Skin: bones that deform this mesh.
+    pub bones: Vec<Bone>,
+    /// Morph targets (FBX blend shapes), same vertex count as the mesh.
+    pub morph_targets: Vec<MorphTarget>,
+}
+
+impl Mesh {
+    /// Iterates the faces as index slices.
+    pub fn faces(&self) -> Faces<'_> {
+        Faces {
+            sizes: self.face_sizes.iter(),
+            indices: &self.indices,
+        }
+    }
+
+    /// Number of faces.
+    pub fn face_count(&self) -> usize {
+        self.face_sizes.len()
+    }
+
+    /// Recomputes [`Mesh::primitive_types`] from the face sizes.
+    pub fn update_primitive_types(&mut self) {
+        let mut bits = 0u8;
+        for &n in &self.face_sizes {
+            bits |= PrimitiveTypes::of_arity(n);
+        }
+        self.primitive_types = PrimitiveTypes(bits);
+    }
+
+    /// Appends a face.
+    pub fn push_face(&mut self, corners: &[u32]) {
+        self.face_sizes.push(corners.len() as u32);
+        self.indices.extend_from_slice(corners);
+    }
+}
+
+/// Iterator over a mesh's faces (see [`Mesh::faces`]).
+#[derive(Clone, Debug)]
+pub struct Faces<'a> {
+    sizes: core::slice::Iter<'a, u32>,
+    indices: &'a [u32],
+}
+
+impl<'a> Iterator for Faces<'a> {
+    type Item = &'a [u32];
+    fn next(&mut self) -> Option<&'a [u32]> {
+        let n = *self.sizes.next()? as usize;
+        let n = n.min(self.indices.len());
+        let (face, rest) = self.indices.split_at(n);
+        self.indices = rest;
+        Some(face)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.sizes.size_hint()
+    }
+}
+
+/// A skin bone of a mesh (Assimp `aiBone`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bone {
+    /// Name of the node that drives this bone.
+    pub name: String,
+    /// Mesh space to bone space in bind pose (Assimp `mOffsetMatrix`), column vectors.
+    pub offset_matrix: Mat4,
+    pub weights: Vec<VertexWeight>,
+}
+
+/// One vertex influenced by a bone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VertexWeight {
+    pub vertex: u32,
+    pub weight: f32,
+}
+
+/// A morph target (Assimp `aiAnimMesh`): replacement attributes for every vertex.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphTarget {
+    pub name: String,
+    pub weight: f32,
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+}
+
+/// Texture slot kinds (the subset of Assimp's `aiTextureType` that importers fill).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TextureKind {
+    Diffuse,
+    Specular,
+    Ambient,
+    Emissive,
+    Height,
+    Normals,
+    Shininess,
+    Opacity,
+    Displacement,
+    Reflection,
+    Unknown,
+}
+
+/// A texture a material uses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureRef {
+    pub kind: TextureKind,
+    /// Path as the file wrote it (relative paths stay relative to the source file's folder;
+    /// importers may resolve them, see the importer's docs).
+    pub path: String,
+    /// Index into [`Scene::textures`] when the file embeds the image.
+    pub embedded: Option<usize>,
+    /// UV channel the texture reads.
+    pub uv_channel: u32,
+}
+
+/// Values of [`Material::properties`] that have no dedicated field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PropertyValue {
+    Float(f64),
+    Int(i64),
+    Vector(Vec<f64>),
+    String(String),
+}
+
+/// A material (the part of Assimp's `aiMaterial` kiln uses, plus raw properties).
+///
+/// Colours are `None` when the file does not set them: consumers choose the default (the
+/// original tool reads a missing colour as black).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Material {
+    pub name: String,
+    pub ambient: Option<Vec3>,
+    pub diffuse: Option<Vec3>,
+    pub specular: Option<Vec3>,
+    pub emissive: Option<Vec3>,
+    /// Phong exponent.
+    pub shininess: Option<f32>,
+    /// Scales the specular colour (Assimp `$mat.shinpercent`).
+    pub shininess_strength: Option<f32>,
+    /// 1 is opaque.
+    pub opacity: Option<f32>,
+    pub textures: Vec<TextureRef>,
+    /// Everything else the importer read, by the file's own property names.
+    pub properties: Vec<(String, PropertyValue)>,
+}
+
+impl Material {
+    /// First texture of `kind`, if any.
+    pub fn texture(&self, kind: TextureKind) -> Option<&TextureRef> {
+        self.textures.iter().find(|t| t.kind == kind)
+    }
+}
+
+/// An image stored inside the source file.
+#[derive(Clone, PartialEq, Default)]
+pub struct EmbeddedTexture {
+    /// File name the image had when it was embedded (may contain folders), or empty.
+    pub filename: String,
+    /// Lower-case extension hint (`png`, `jpg`, …) when known.
+    pub format_hint: String,
+    /// The encoded image file as stored.
+    pub data: Vec<u8>,
+}
+
+impl fmt::Debug for EmbeddedTexture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EmbeddedTexture")
+            .field("filename", &self.filename)
+            .field("format_hint", &self.format_hint)
+            .field("bytes", &self.data.len())
+            .finish()
+    }
+}
+
+/// A key of a vector channel (position or scale).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VectorKey {
+    /// In ticks.
+    pub time: f64,
+    pub value: Vec3,
+}
+
+/// A key of a rotation channel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuatKey {
+    /// In ticks.
+    pub time: f64,
+    pub value: Quat,
+}
+
+/// Animation of one node (Assimp `aiNodeAnim`). Keys are sorted by time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeChannel {
+    /// Name of the animated node.
+    pub node_name: String,
+    pub position_keys: Vec<VectorKey>,
+    pub rotation_keys: Vec<QuatKey>,
+    pub scaling_keys: Vec<VectorKey>,
+}
+
+/// One animation clip (Assimp `aiAnimation`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Animation {
+    pub name: String,
+    /// Length in ticks.
+    pub duration: f64,
+    /// Ticks per second; 0 when the file does not say.
+    pub ticks_per_second: f64,
+    pub channels: Vec<NodeChannel>,
+}
+
+/// Axis conventions as the source file declared them (FBX `GlobalSettings`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AxisSystem {
+    /// Axis index 0..3 and sign (+1/-1).
+    pub up: (u8, i8),
+    pub front: (u8, i8),
+    pub coord: (u8, i8),
+}
+
+/// Facts about the source file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Metadata {
+    /// Format and version, e.g. `obj`, `fbx 7400 binary`.
+    pub source_format: String,
+    /// Centimetres per file unit (FBX `UnitScaleFactor`); `None` when unknown.
+    pub unit_scale_factor: Option<f64>,
+    pub axes: Option<AxisSystem>,
+    /// Frames per second the file's time line uses, when it says.
+    pub frame_rate: Option<f64>,
+    /// Authoring application, when the file says.
+    pub application: Option<String>,
+}
+
+/// What [`Scene::validate`] found wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidScene(pub String);
+
+impl fmt::Display for InvalidScene {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid scene: {}", self.0)
+    }
+}
+
+impl core::error::Error for InvalidScene {}
+
+impl Scene {
+    /// A scene holding only a root node called `root_name`.
+    pub fn with_root(root_name: impl Into<String>) -> Self {
+        Scene {
+            nodes: alloc::vec![Node::new(root_name)],
+            ..Scene::default()
+        }
+    }
+
+    /// Adds `node` as the last child of `parent` and returns its id.
+    ///
+    /// # Panics
+    /// If `parent` is not a node of this scene (a programming error, not a data error).
+    pub fn add_child(&mut self, parent: NodeId, mut node: Node) -> NodeId {
+        let id = self.nodes.len();
+        node.parent = Some(parent);
+        self.nodes.push(node);
+        self.nodes[parent].children.push(id);
+        id
+    }
+
+    /// Node ids in depth-first pre-order from the root (children in order), the order Assimp's
+    /// recursive walks and the original tool use. Iterative: no recursion depth to exhaust.
+    pub fn depth_first(&self) -> Vec<NodeId> {
+        let mut order = Vec::with_capacity(self.nodes.len());
+        if self.nodes.is_empty() {
+            return order;
+        }
+        let mut stack = alloc::vec![0usize];
+        while let Some(id) = stack.pop() {
+            order.push(id);
+            if let Some(node) = self.nodes.get(id) {
+                stack.extend(node.children.iter().rev().copied());
+            }
+        }
+        order
+    }
+
+    /// Transform of `node` relative to the root's parent space: the product of the local
+    /// transforms from the root down to it (column vectors: `root * … * node`).
+    pub fn global_transform(&self, node: NodeId) -> Mat4 {
+        let mut m = Mat4::IDENTITY;
+        let mut cur = Some(node);
+        let mut steps = 0;
+        while let Some(id) = cur {
+            let Some(n) = self.nodes.get(id) else { break };
+            m = n.transform * m;
+            cur = n.parent;
+            steps += 1;
+            if steps > self.nodes.len() {
+                break;
+            }
+        }
+        m
+    }
+
+    /// Index of the first node called `name`.
+    pub fn find_node(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Checks the crate invariants.
+    pub fn validate(&self) -> Result<(), InvalidScene> {
+        use alloc::format;
+        let err = |s: String| Err(InvalidScene(s));
+        if self.nodes.is_empty() {
+            return err("no root node".into());
+        }
+        if self.nodes[0].parent.is_some() {
+            return err("root node has a parent".into());
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            if i > 0 {
+                match n.parent {
+                    Some(p) if p < i => {
+                        if !self.nodes[p].children.contains(&i) {
+                            return err(format!("node {i} is missing from its parent's children"));
+                        }
+                    }
+                    _ => return err(format!("node {i} ({}) has no earlier parent", n.name)),
+                }
+            }
+            for &c in &n.children {
+                if self.nodes.get(c).and_then(|c| c.parent) != Some(i) {
+                    return err(format!("node {i} lists child {c} whose parent differs"));
+                }
+            }
+            for &m in &n.meshes {
+                if m >= self.meshes.len() {
+                    return err(format!("node {i} references mesh {m} of {}", self.meshes.len()));
+                }
+            }
+        }
+        for (i, m) in self.meshes.iter().enumerate() {
+            let nv = m.positions.len();
+            if m.material >= self.materials.len() {
+                return err(format!("mesh {i} uses material {} of {}", m.material, self.materials.len()));
+            }
+            let per_vertex = [
+                ("normals", m.normals.len()),
+                ("tangents", m.tangents.len()),
+                ("bitangents", m.bitangents.len()),
+            ];
+            for (what, len) in per_vertex {
+                if len != 0 && len != nv {
+                    return err(format!("mesh {i}: {len} {what} for {nv} vertices"));
+                }
+            }
+            for (c, uv) in m.uv_channels.iter().enumerate() {
+                if uv.coords.len() != nv {
+                    return err(format!("mesh {i}: UV channel {c} has {} coords", uv.coords.len()));
+                }
+            }
+            for (c, col) in m.color_channels.iter().enumerate() {
+                if col.len() != nv {
+                    return err(format!("mesh {i}: colour channel {c} has {} colours", col.len()));
+                }
+            }
+            let total: u64 = m.face_sizes.iter().map(|&s| s as u64).sum();
+            if total != m.indices.len() as u64 {
+                return err(format!("mesh {i}: face sizes sum to {total}, {} indices", m.indices.len()));
+            }
+            if let Some(bad) = m.indices.iter().find(|&&x| x as usize >= nv) {
+                return err(format!("mesh {i}: index {bad} past {nv} vertices"));
+            }
+            for b in &m.bones {
+                if let Some(w) = b.weights.iter().find(|w| w.vertex as usize >= nv) {
+                    return err(format!("mesh {i}: bone {} weights vertex {}", b.name, w.vertex));
+                }
+            }
+        }
+        for (i, mat) in self.materials.iter().enumerate() {
+            for t in &mat.textures {
+                if let Some(e) = t.embedded {
+                    if e >= self.textures.len() {
+                        return err(format!("material {i} references embedded texture {e}"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn tree() -> Scene {
+        let mut s = Scene::with_root("root");
+        let a = s.add_child(0, Node::new("a"));
+        let _b = s.add_child(0, Node::new("b"));
+        let c = s.add_child(a, Node::new("c"));
+        s.nodes[a].transform = Mat4::from_translation(Vec3::new(1.0, 0.0, 0.0));
+        s.nodes[c].transform = Mat4::from_translation(Vec3::new(0.0, 2.0, 0.0));
+        s
+    }
+
+    #[test]
+    fn depth_first_visits_children_in_order_before_siblings() {
+        let s = tree();
+        let names: Vec<&str> = s.depth_first().iter().map(|&i| s.nodes[i].name.as_str()).collect();
+        assert_eq!(names, ["root", "a", "c", "b"]);
+    }
+
+    #[test]
+    fn global_transform_accumulates_parents() {
+        let s = tree();
+        let c = s.find_node("c").unwrap();
+        let p = s.global_transform(c).transform_point3(Vec3::ZERO);
+        assert_eq!(p, Vec3::new(1.0, 2.0, 0.0));
+    }
+
+    #[test]
+    fn validate_rejects_out_of_range_index() {
+        let mut s = tree();
+        s.materials.push(Material::default());
+        let mut m = Mesh {
+            positions: vec![Vec3::ZERO; 3],
+            ..Mesh::default()
+        };
+        m.push_face(&[0, 1, 2]);
+        s.meshes.push(m);
+        assert!(s.validate().is_ok());
+        s.meshes[0].indices[2] = 3;
+        assert!(s.validate().unwrap_err().0.contains("index 3 past 3"));
+    }
+
+    #[test]
+    fn faces_split_by_arity() {
+        let mut m = Mesh::default();
+        m.push_face(&[0, 1, 2, 3]);
+        m.push_face(&[4, 5]);
+        let f: Vec<&[u32]> = m.faces().collect();
+        assert_eq!(f, vec![&[0u32, 1, 2, 3][..], &[4, 5][..]]);
+        m.update_primitive_types();
+        assert!(m.primitive_types.contains(PrimitiveTypes::POLYGON));
+        assert!(m.primitive_types.contains(PrimitiveTypes::LINE));
+        assert!(!m.primitive_types.contains(PrimitiveTypes::TRIANGLE));
+    }
+}
