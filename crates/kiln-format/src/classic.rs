@@ -1,0 +1,404 @@
+//! The classic `.mesh` and `.clip` layout, byte-compatible with the original tool's
+//! `WriteModelFile` and `WriteAnimationData`.
+//!
+//! All little-endian; `str` is a `u32` byte length followed by that many UTF-8 bytes.
+//! ```text
+//! .mesh  u32 boneCount; boneCount × { i32 index; i32 parent; str name; f32[16] transform }
+//!        u32 meshCount; meshCount × { str name; u32 vertexCount; Vertex[vertexCount];
+//!                                     u32 indexCount; u32[indexCount]; i32 boneIndex;
+//!                                     str materialName }
+//! .clip  str name; f32 duration; f32 frameRate; u32 frameCount; u32 trackCount;
+//!        trackCount × { str boneName; u32 count; Keyframe[count] }
+//! ```
+//! [`Vertex`] is 76 bytes and [`Keyframe`] 44, both stored as their fields in declaration order.
+//! An empty array is its zero count alone (the original wrote `&v[0]` of an empty vector).
+//!
+//! The readers accept exactly this layout: a file with bytes after the last mesh or track, a
+//! count or length that runs past the end, or a name that is not UTF-8 is an error. They check
+//! every count against the bytes left before allocating (a record in memory is at most ~6× its
+//! smallest encoding, so a file of `n` bytes costs at most ~8n bytes of heap).
+//! `write(read(bytes)) == bytes` for every file they accept.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::{Element, FormatError, Item};
+use crate::model::{
+    Bone, Clip, KEYFRAME_SIZE, Keyframe, Matrix, MeshPart, Model, Track, VERTEX_SIZE, Vertex,
+};
+
+/// Smallest encoded bone: index, parent, empty name, transform.
+const MIN_BONE_SIZE: usize = 4 + 4 + 4 + 64;
+/// Smallest encoded mesh part: empty name, no vertices, no indices, bone index, empty material.
+const MIN_MESH_SIZE: usize = 4 + 4 + 4 + 4 + 4;
+/// Smallest encoded track: empty bone name, no keyframes.
+const MIN_TRACK_SIZE: usize = 4 + 4;
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+/// Encodes a model as a classic `.mesh` file.
+///
+/// # Panics
+/// If a name is longer than `u32::MAX` bytes or an array holds more than `u32::MAX` items,
+/// which the layout cannot express.
+pub fn write_mesh(model: &Model) -> Vec<u8> {
+    let mut out = Vec::with_capacity(mesh_len(model));
+    put_count(&mut out, model.bones.len());
+    for bone in &model.bones {
+        put_i32(&mut out, bone.index);
+        put_i32(&mut out, bone.parent);
+        put_str(&mut out, &bone.name);
+        put_words(&mut out, &bone.transform[..]);
+    }
+    put_count(&mut out, model.meshes.len());
+    for mesh in &model.meshes {
+        put_str(&mut out, &mesh.name);
+        put_count(&mut out, mesh.vertices.len());
+        put_words(&mut out, &mesh.vertices);
+        put_count(&mut out, mesh.indices.len());
+        put_words(&mut out, &mesh.indices);
+        put_i32(&mut out, mesh.bone_index);
+        put_str(&mut out, &mesh.material_name);
+    }
+    debug_assert_eq!(out.len(), mesh_len(model));
+    out
+}
+
+/// Encodes a clip as a classic `.clip` file.
+///
+/// # Panics
+/// If a name is longer than `u32::MAX` bytes or an array holds more than `u32::MAX` items.
+pub fn write_clip(clip: &Clip) -> Vec<u8> {
+    let mut out = Vec::with_capacity(clip_len(clip));
+    put_str(&mut out, &clip.name);
+    put_words(&mut out, &[clip.duration, clip.frame_rate]);
+    put_words(&mut out, &[clip.frame_count]);
+    put_count(&mut out, clip.tracks.len());
+    for track in &clip.tracks {
+        put_str(&mut out, &track.bone_name);
+        put_count(&mut out, track.keyframes.len());
+        put_words(&mut out, &track.keyframes);
+    }
+    debug_assert_eq!(out.len(), clip_len(clip));
+    out
+}
+
+/// Size in bytes of [`write_mesh`]'s output.
+fn mesh_len(model: &Model) -> usize {
+    let bones: usize = model
+        .bones
+        .iter()
+        .map(|b| MIN_BONE_SIZE + b.name.len())
+        .sum();
+    let meshes: usize = model
+        .meshes
+        .iter()
+        .map(|m| {
+            MIN_MESH_SIZE
+                + m.name.len()
+                + m.vertices.len() * VERTEX_SIZE
+                + m.indices.len() * 4
+                + m.material_name.len()
+        })
+        .sum();
+    4 + bones + 4 + meshes
+}
+
+/// Size in bytes of [`write_clip`]'s output.
+fn clip_len(clip: &Clip) -> usize {
+    let tracks: usize = clip
+        .tracks
+        .iter()
+        .map(|t| MIN_TRACK_SIZE + t.bone_name.len() + t.keyframes.len() * KEYFRAME_SIZE)
+        .sum();
+    4 + clip.name.len() + 4 + 4 + 4 + 4 + tracks
+}
+
+fn put_count(out: &mut Vec<u8>, n: usize) {
+    let n = u32::try_from(n).expect("the classic layout stores counts and lengths as u32");
+    out.extend_from_slice(&n.to_le_bytes());
+}
+
+fn put_i32(out: &mut Vec<u8>, v: i32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_count(out, s.len());
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Appends items made only of 4-byte words (`f32`, `u32`, [`Vertex`], [`Keyframe`]) in
+/// little-endian order: one copy on little-endian targets.
+#[cfg(target_endian = "little")]
+fn put_words<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
+    const { assert!(core::mem::size_of::<T>() % 4 == 0 && core::mem::align_of::<T>() == 4) };
+    out.extend_from_slice(bytemuck::cast_slice(items));
+}
+
+#[cfg(target_endian = "big")]
+fn put_words<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
+    put_words_portable(out, items);
+}
+
+/// [`put_words`] for any byte order: word by word.
+#[cfg(any(test, target_endian = "big"))]
+fn put_words_portable<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
+    for word in bytemuck::cast_slice::<T, u32>(items) {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/// Decodes a classic `.mesh` file.
+///
+/// Errors name the field and the byte offset where reading stopped; see [`FormatError`].
+pub fn read_mesh(bytes: &[u8]) -> Result<Model, FormatError> {
+    let mut r = Reader::new(bytes);
+
+    let at = Element::new(Item::Model, "bone count");
+    let bone_count = r.count(at, MIN_BONE_SIZE)?;
+    let mut bones = Vec::with_capacity(bone_count as usize);
+    for i in 0..bone_count {
+        let item = Item::Bone(i);
+        let index = r.i32(Element::new(item, "index"))?;
+        let parent = r.i32(Element::new(item, "parent"))?;
+        let name = r.string(Element::new(item, "name"))?;
+        let transform: Matrix = r.words(Element::new(item, "transform"))?;
+        bones.push(Bone {
+            index,
+            parent,
+            name,
+            transform,
+        });
+    }
+
+    let at = Element::new(Item::Model, "mesh count");
+    let mesh_count = r.count(at, MIN_MESH_SIZE)?;
+    let mut meshes = Vec::with_capacity(mesh_count as usize);
+    for i in 0..mesh_count {
+        let item = Item::Mesh(i);
+        let name = r.string(Element::new(item, "name"))?;
+        let vertices = r.array::<Vertex>(Element::new(item, "vertices"))?;
+        let indices = r.array::<u32>(Element::new(item, "indices"))?;
+        let bone_index = r.i32(Element::new(item, "bone index"))?;
+        let material_name = r.string(Element::new(item, "material name"))?;
+        meshes.push(MeshPart {
+            name,
+            vertices,
+            indices,
+            bone_index,
+            material_name,
+        });
+    }
+
+    r.finish("last mesh")?;
+    Ok(Model { bones, meshes })
+}
+
+/// Decodes a classic `.clip` file.
+///
+/// Errors name the field and the byte offset where reading stopped; see [`FormatError`].
+pub fn read_clip(bytes: &[u8]) -> Result<Clip, FormatError> {
+    let mut r = Reader::new(bytes);
+    let name = r.string(Element::new(Item::Clip, "name"))?;
+    let duration = r.f32(Element::new(Item::Clip, "duration"))?;
+    let frame_rate = r.f32(Element::new(Item::Clip, "frame rate"))?;
+    let frame_count = r.u32(Element::new(Item::Clip, "frame count"))?;
+
+    let track_count = r.count(Element::new(Item::Clip, "track count"), MIN_TRACK_SIZE)?;
+    let mut tracks = Vec::with_capacity(track_count as usize);
+    for i in 0..track_count {
+        let item = Item::Track(i);
+        let bone_name = r.string(Element::new(item, "bone name"))?;
+        let keyframes = r.array::<Keyframe>(Element::new(item, "keyframes"))?;
+        tracks.push(Track {
+            bone_name,
+            keyframes,
+        });
+    }
+
+    r.finish("last track")?;
+    Ok(Clip {
+        name,
+        duration,
+        frame_rate,
+        frame_count,
+        tracks,
+    })
+}
+
+/// A bounds-checked cursor over the file bytes. Nothing in it indexes without a check.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes, pos: 0 }
+    }
+
+    fn left(&self) -> usize {
+        self.bytes.len().saturating_sub(self.pos)
+    }
+
+    /// The next `n` bytes.
+    fn take(&mut self, n: usize, element: Element) -> Result<&'a [u8], FormatError> {
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        match rest.get(..n) {
+            Some(s) => {
+                self.pos += n;
+                Ok(s)
+            }
+            None => Err(FormatError::Truncated {
+                element,
+                offset: self.pos,
+                needed: n,
+                left: rest.len(),
+            }),
+        }
+    }
+
+    fn u32(&mut self, element: Element) -> Result<u32, FormatError> {
+        let [v]: [u32; 1] = self.words(element)?;
+        Ok(v)
+    }
+
+    fn i32(&mut self, element: Element) -> Result<i32, FormatError> {
+        let [v]: [i32; 1] = self.words(element)?;
+        Ok(v)
+    }
+
+    fn f32(&mut self, element: Element) -> Result<f32, FormatError> {
+        let [v]: [f32; 1] = self.words(element)?;
+        Ok(v)
+    }
+
+    /// `N` little-endian words, without assuming alignment.
+    fn words<T: bytemuck::Pod, const N: usize>(
+        &mut self,
+        element: Element,
+    ) -> Result<[T; N], FormatError> {
+        const { assert!(core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4) };
+        let src = self.take(N * 4, element)?;
+        let mut out = [T::zeroed(); N];
+        copy_words_le(bytemuck::cast_slice_mut(&mut out[..]), src);
+        Ok(out)
+    }
+
+    /// A `u32` count, checked against the bytes left at `min_size` bytes per item.
+    fn count(&mut self, element: Element, min_size: usize) -> Result<u32, FormatError> {
+        let offset = self.pos;
+        let count = self.u32(element)?;
+        let left = self.left();
+        let fits = (count as usize)
+            .checked_mul(min_size)
+            .is_some_and(|n| n <= left);
+        if fits {
+            Ok(count)
+        } else {
+            Err(FormatError::CountPastEnd {
+                element,
+                offset,
+                count,
+                element_size: min_size,
+                left,
+            })
+        }
+    }
+
+    /// A `u32`-counted array of `T` (made of 4-byte words), copied out of the file.
+    fn array<T: bytemuck::Pod>(&mut self, element: Element) -> Result<Vec<T>, FormatError> {
+        const { assert!(core::mem::size_of::<T>() % 4 == 0 && core::mem::align_of::<T>() == 4) };
+        let size = core::mem::size_of::<T>();
+        let count = self.count(element, size)? as usize;
+        // `count` checked: count * size <= left.
+        let src = self.take(count * size, element)?;
+        let mut out = alloc::vec![T::zeroed(); count];
+        copy_words_le(bytemuck::cast_slice_mut(&mut out[..]), src);
+        Ok(out)
+    }
+
+    /// A `str`: `u32` byte length, then UTF-8 bytes.
+    fn string(&mut self, element: Element) -> Result<String, FormatError> {
+        let offset = self.pos;
+        let length = self.u32(element)?;
+        let left = self.left();
+        if length as usize > left {
+            return Err(FormatError::StringPastEnd {
+                element,
+                offset,
+                length,
+                left,
+            });
+        }
+        let start = self.pos;
+        let raw = self.take(length as usize, element)?;
+        match core::str::from_utf8(raw) {
+            Ok(s) => Ok(String::from(s)),
+            Err(e) => Err(FormatError::InvalidUtf8 {
+                element,
+                offset: start + e.valid_up_to(),
+            }),
+        }
+    }
+
+    fn finish(&self, after: &'static str) -> Result<(), FormatError> {
+        match self.left() {
+            0 => Ok(()),
+            count => Err(FormatError::TrailingBytes {
+                offset: self.pos,
+                count,
+                after,
+            }),
+        }
+    }
+}
+
+/// Fills `dst` from the little-endian words in `src` (same length in bytes; `src` may be
+/// unaligned). One copy on little-endian targets; the swap loop compiles away there.
+fn copy_words_le(dst: &mut [u32], src: &[u8]) {
+    let dst_bytes: &mut [u8] = bytemuck::cast_slice_mut(dst);
+    dst_bytes.copy_from_slice(src);
+    #[cfg(target_endian = "big")]
+    for w in dst.iter_mut() {
+        *w = u32::from_le(*w);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn portable_word_writer_matches_the_cast() {
+        let v = Vertex {
+            position: [1.0, -2.5, 3.25],
+            uv: [0.5, f32::from_bits(0x7fc0_0001)],
+            normal: [0.0, -0.0, 1.0],
+            tangent: [f32::INFINITY, f32::MIN_POSITIVE, 1e-45],
+            blend_indices: [0.0, 1.0, 2.0, 3.0],
+            blend_weights: [0.25, 0.25, 0.5, 0.0],
+        };
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        put_words(&mut a, &[v, v]);
+        put_words_portable(&mut b, &[v, v]);
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 2 * VERTEX_SIZE);
+        assert_eq!(&a[..4], &1.0f32.to_le_bytes());
+    }
+
+    #[test]
+    fn reads_words_from_unaligned_bytes() {
+        let mut bytes = Vec::from([0u8]);
+        bytes.extend_from_slice(&0x0403_0201u32.to_le_bytes());
+        let mut r = Reader::new(&bytes);
+        r.pos = 1;
+        assert_eq!(r.u32(Element::new(Item::Model, "x")), Ok(0x0403_0201));
+    }
+}

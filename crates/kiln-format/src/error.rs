@@ -1,0 +1,123 @@
+//! The one error type of the codecs, with the byte offset and the element where reading stopped.
+
+use alloc::string::String;
+use core::fmt;
+
+/// The record of a file that a field belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// The `.mesh` header (the bone and mesh counts).
+    Model,
+    /// Bone `n` of a `.mesh`.
+    Bone(u32),
+    /// Mesh part `n` of a `.mesh`.
+    Mesh(u32),
+    /// The `.clip` header.
+    Clip,
+    /// Track `n` of a `.clip`.
+    Track(u32),
+}
+
+/// A field of a binary file: the record and the field's name (`bone 3 name`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Element {
+    pub item: Item,
+    pub field: &'static str,
+}
+
+impl Element {
+    pub(crate) const fn new(item: Item, field: &'static str) -> Self {
+        Element { item, field }
+    }
+}
+
+impl fmt::Display for Element {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.item {
+            Item::Model => f.write_str(self.field),
+            Item::Bone(i) => write!(f, "bone {i} {}", self.field),
+            Item::Mesh(i) => write!(f, "mesh {i} {}", self.field),
+            Item::Clip => write!(f, "clip {}", self.field),
+            Item::Track(i) => write!(f, "track {i} {}", self.field),
+        }
+    }
+}
+
+/// Where a material XML error lies: the material (by position in the file, from 0), the element,
+/// and the byte position in the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XmlContext {
+    /// Index of the `<Material>` being read, `None` outside any material.
+    pub material: Option<usize>,
+    /// The element being read (`Ambient`, `Ambient R`), `None` at the document level.
+    pub element: Option<String>,
+    /// Byte position in the text where reading stopped: the end of the last markup read, or
+    /// where quick-xml found a syntax error (counted after a byte-order mark).
+    pub position: u64,
+}
+
+impl fmt::Display for XmlContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.material, &self.element) {
+            (Some(m), Some(e)) => write!(f, "material {m} <{e}>")?,
+            (Some(m), None) => write!(f, "material {m}")?,
+            (None, Some(e)) => write!(f, "<{e}>")?,
+            (None, None) => f.write_str("document")?,
+        }
+        write!(f, " at byte {}", self.position)
+    }
+}
+
+/// Why a file could not be read.
+///
+/// Offsets are byte offsets from the start of the file. For a count or a string length,
+/// `offset` is where that `u32` starts and `left` the number of bytes after it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// A fixed-size field is cut off by the end of the file.
+    #[error("{element}: {needed} bytes needed at offset {offset}, only {left} left")]
+    Truncated {
+        element: Element,
+        offset: usize,
+        needed: usize,
+        left: usize,
+    },
+    /// A string's length prefix points past the end of the file.
+    #[error("{element}: length {length} at offset {offset} runs past the end ({left} bytes left)")]
+    StringPastEnd {
+        element: Element,
+        offset: usize,
+        length: u32,
+        left: usize,
+    },
+    /// An array's count needs more bytes than the file has left (or more than `usize` holds).
+    /// `element_size` is the size of one element, or the smallest size one can have.
+    #[error(
+        "{element}: count {count} of at least {element_size} bytes each at offset {offset} \
+         runs past the end ({left} bytes left)"
+    )]
+    CountPastEnd {
+        element: Element,
+        offset: usize,
+        count: u32,
+        element_size: usize,
+        left: usize,
+    },
+    /// A name is not UTF-8; `offset` is the first invalid byte.
+    #[error("{element}: invalid UTF-8 at offset {offset}")]
+    InvalidUtf8 { element: Element, offset: usize },
+    /// Bytes follow the last record.
+    #[error("{count} trailing bytes at offset {offset} after the {after}")]
+    TrailingBytes {
+        offset: usize,
+        count: usize,
+        after: &'static str,
+    },
+    /// The material XML is malformed or holds something the reader does not accept.
+    #[error("material XML, {context}: {message}")]
+    Xml {
+        context: XmlContext,
+        message: String,
+    },
+}

@@ -1,0 +1,145 @@
+//! Readers allocate in proportion to the input: a count read from the file is checked against
+//! the bytes left before any allocation. A counting global allocator measures it; one test
+//! function, so no other test allocates at the same time.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use kiln_format::classic::{read_clip, read_mesh, write_clip, write_mesh};
+use kiln_format::{Clip, MeshPart, Model, Track};
+
+struct Counting;
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static TOTAL: AtomicUsize = AtomicUsize::new(0);
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if ACTIVE.load(Ordering::Relaxed) {
+            TOTAL.fetch_add(layout.size(), Ordering::Relaxed);
+            LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
+        }
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if ACTIVE.load(Ordering::Relaxed) {
+            TOTAL.fetch_add(new_size, Ordering::Relaxed);
+            LARGEST.fetch_max(new_size, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Bytes allocated (in total, and the largest single block) while `f` runs.
+fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
+    TOTAL.store(0, Ordering::SeqCst);
+    LARGEST.store(0, Ordering::SeqCst);
+    ACTIVE.store(true, Ordering::SeqCst);
+    let r = f();
+    ACTIVE.store(false, Ordering::SeqCst);
+    (
+        r,
+        TOTAL.load(Ordering::SeqCst),
+        LARGEST.load(Ordering::SeqCst),
+    )
+}
+
+/// The bound the readers keep: a decoded record is at most ~6× its smallest encoding
+/// (a `MeshPart` is 104 bytes in memory, 20 in the file).
+fn bound(input: usize) -> usize {
+    8 * input + 64
+}
+
+#[test]
+fn readers_allocate_in_proportion_to_the_input() {
+    let ff = 0xFFFF_FFFFu32.to_le_bytes();
+    let hostile: Vec<(&str, Vec<u8>, bool)> = vec![
+        ("bone count", [&ff[..], &[0; 8]].concat(), true),
+        ("mesh count", [&[0u8; 4][..], &ff, &[0; 16]].concat(), true),
+        (
+            "vertex count",
+            [&[0u8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0][..], &ff, &[0; 12]].concat(),
+            true,
+        ),
+        (
+            "index count",
+            [
+                &[0u8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0][..],
+                &ff,
+                &[0; 8],
+            ]
+            .concat(),
+            true,
+        ),
+        (
+            "bone name length",
+            [&[1u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0][..], &ff, &[0; 64]].concat(),
+            true,
+        ),
+        ("clip name length", ff.to_vec(), false),
+        (
+            "track count",
+            [&[0u8; 16][..], &ff, &[0; 8]].concat(),
+            false,
+        ),
+        (
+            "keyframe count",
+            [&[0u8; 16][..], &[1, 0, 0, 0, 0, 0, 0, 0], &ff].concat(),
+            false,
+        ),
+    ];
+    for (what, bytes, is_mesh) in &hostile {
+        let (is_err, total, _) = measure(|| {
+            if *is_mesh {
+                read_mesh(bytes).is_err()
+            } else {
+                read_clip(bytes).is_err()
+            }
+        });
+        assert!(is_err, "{what}: accepted");
+        assert!(
+            total <= bound(bytes.len()),
+            "{what}: {total} bytes allocated for {} input bytes",
+            bytes.len()
+        );
+    }
+
+    // Valid files with the most records their size allows: many empty meshes, many empty tracks.
+    let model = Model {
+        bones: vec![],
+        meshes: vec![MeshPart::default(); 10_000],
+    };
+    let bytes = write_mesh(&model);
+    let (ok, total, _) = measure(|| read_mesh(&bytes).is_ok());
+    assert!(ok);
+    assert!(
+        total <= bound(bytes.len()),
+        "{total} bytes allocated for {} input bytes",
+        bytes.len()
+    );
+
+    let clip = Clip {
+        tracks: vec![Track::default(); 10_000],
+        ..Clip::default()
+    };
+    let bytes = write_clip(&clip);
+    let (ok, total, _) = measure(|| read_clip(&bytes).is_ok());
+    assert!(ok);
+    assert!(
+        total <= bound(bytes.len()),
+        "{total} bytes allocated for {} input bytes",
+        bytes.len()
+    );
+
+    // A failing read of a large count allocates nothing at all.
+    let bytes = [&ff[..], &[0; 8]].concat();
+    let (_, total, largest) = measure(|| read_mesh(&bytes));
+    assert_eq!((total, largest), (0, 0));
+}
