@@ -9,3 +9,6 @@ pub use kiln_format as format;
 pub use kiln_obj as obj;
 pub use kiln_process as process;
 pub use kiln_scene as scene;
+
+pub mod demo;
+pub mod pipeline;

@@ -35,7 +35,7 @@ const DUMP: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 </MeshList>
 <AnimationList num="1"><Animation name="run" duration="3.900000e+01" tick_cnt="2.500000e+01">
 	<NodeAnimList num="1"><NodeAnim node="a">
-		<RotationKeyList num="1"><RotationKey time="1.0"> -0.707107 0 0 0.707107 </RotationKey></RotationKeyList>
+		<RotationKeyList num="1"><RotationKey time="1.0"> -0.6 0 0 0.8 </RotationKey></RotationKeyList>
 	</NodeAnim></NodeAnimList>
 </Animation></AnimationList>
 </Scene>
@@ -46,9 +46,16 @@ const DUMP: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 fn reads_nodes_meshes_materials_and_animations() {
     let s = common::assxml::parse_assxml(DUMP).unwrap();
     s.validate().unwrap();
-    let names: Vec<&str> = s.depth_first().iter().map(|&i| s.nodes[i].name.as_str()).collect();
+    let names: Vec<&str> = s
+        .depth_first()
+        .iter()
+        .map(|&i| s.nodes[i].name.as_str())
+        .collect();
     assert_eq!(names, ["root", "a", "a1", "b"]);
-    assert_eq!(s.nodes[0].transform.w_axis.x, 5.0, "rows are printed, translation last column");
+    assert_eq!(
+        s.nodes[0].transform.w_axis.x, 5.0,
+        "rows are printed, translation last column"
+    );
     assert_eq!(s.nodes[1].meshes, [0]);
     assert_eq!(s.materials[0].name, "m & n");
     assert_eq!(s.materials[0].diffuse.unwrap().y, 0.25);
@@ -60,5 +67,5 @@ fn reads_nodes_meshes_materials_and_animations() {
     assert_eq!(m.uv_channels[0].coords[1].x, 1.0);
     assert_eq!(m.bones[0].weights[0].vertex, 2);
     assert_eq!(s.animations[0].ticks_per_second, 25.0);
-    assert_eq!(s.animations[0].channels[0].rotation_keys[0].value.w, 0.707107);
+    assert_eq!(s.animations[0].channels[0].rotation_keys[0].value.w, 0.8);
 }

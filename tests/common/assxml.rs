@@ -14,8 +14,8 @@ use kiln_scene::{
     Animation, Bone, Mat4, Material, Mesh, Node, NodeChannel, PropertyValue, Quat, QuatKey, Scene,
     TextureKind, TextureRef, UvChannel, Vec3, Vec4, VectorKey, VertexWeight,
 };
-use quick_xml::events::Event;
 use quick_xml::Reader;
+use quick_xml::events::Event;
 
 /// One element of the dump: name, attributes, concatenated text, children.
 #[derive(Debug, Default)]
@@ -28,7 +28,10 @@ struct Elem {
 
 impl Elem {
     fn attr(&self, key: &str) -> Option<&str> {
-        self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
     fn child(&self, name: &str) -> Option<&Elem> {
         self.children.iter().find(|c| c.name == name)
@@ -42,18 +45,29 @@ fn parse_tree(xml: &str) -> Result<Elem, String> {
     let mut reader = Reader::from_str(xml);
     let mut stack: Vec<Elem> = vec![Elem::default()];
     loop {
-        let ev = reader
-            .read_event()
-            .map_err(|e| format!("assxml: XML error at byte {}: {e}", reader.buffer_position()))?;
+        let ev = reader.read_event().map_err(|e| {
+            format!(
+                "assxml: XML error at byte {}: {e}",
+                reader.buffer_position()
+            )
+        })?;
         match ev {
             Event::Start(s) => stack.push(elem_of(&s)?),
             Event::Empty(s) => {
                 let e = elem_of(&s)?;
-                stack.last_mut().ok_or("assxml: unbalanced")?.children.push(e);
+                stack
+                    .last_mut()
+                    .ok_or("assxml: unbalanced")?
+                    .children
+                    .push(e);
             }
             Event::End(_) => {
                 let e = stack.pop().ok_or("assxml: unbalanced end tag")?;
-                stack.last_mut().ok_or("assxml: unbalanced end tag")?.children.push(e);
+                stack
+                    .last_mut()
+                    .ok_or("assxml: unbalanced end tag")?
+                    .children
+                    .push(e);
             }
             Event::Text(t) => {
                 let s: &str = &t;
@@ -112,7 +126,9 @@ fn parse_f32(tok: &str) -> Result<f32, String> {
         "nan" | "-nan" | "nan(ind)" | "-nan(ind)" => Ok(f32::NAN),
         "inf" => Ok(f32::INFINITY),
         "-inf" => Ok(f32::NEG_INFINITY),
-        _ => tok.parse::<f32>().map_err(|_| format!("assxml: bad number {tok:?}")),
+        _ => tok
+            .parse::<f32>()
+            .map_err(|_| format!("assxml: bad number {tok:?}")),
     }
 }
 
@@ -122,27 +138,60 @@ fn floats(text: &str) -> Result<Vec<f32>, String> {
 
 fn uints(text: &str) -> Result<Vec<u32>, String> {
     text.split_ascii_whitespace()
-        .map(|t| t.parse::<u32>().map_err(|_| format!("assxml: bad index {t:?}")))
+        .map(|t| {
+            t.parse::<u32>()
+                .map_err(|_| format!("assxml: bad index {t:?}"))
+        })
         .collect()
 }
 
 fn matrix(e: &Elem) -> Result<Mat4, String> {
-    let m = e.child("Matrix4").ok_or_else(|| format!("assxml: <{}> without Matrix4", e.name))?;
+    let m = e
+        .child("Matrix4")
+        .ok_or_else(|| format!("assxml: <{}> without Matrix4", e.name))?;
     let v = floats(&m.text)?;
-    let arr: [f32; 16] = v.try_into().map_err(|_| "assxml: Matrix4 needs 16 numbers".to_string())?;
+    let arr: [f32; 16] = v
+        .try_into()
+        .map_err(|_| "assxml: Matrix4 needs 16 numbers".to_string())?;
     // Printed row by row; glam takes columns.
     Ok(Mat4::from_cols_array(&arr).transpose())
 }
 
+/// The `num_components` attribute. Assimp writes `0` for channels that GenUVCoords made, and
+/// two numbers per vertex for them: read that as 2.
+fn components(e: &Elem, default: u8) -> u8 {
+    match e.attr("num_components").and_then(|n| n.parse::<u8>().ok()) {
+        Some(0) => 2,
+        Some(n) => n,
+        None => default,
+    }
+}
+
 fn vec3s(e: &Elem) -> Result<Vec<Vec3>, String> {
-    let comps: usize = e.attr("num_components").and_then(|n| n.parse().ok()).unwrap_or(3);
+    let comps = components(e, 3) as usize;
     let v = floats(&e.text)?;
     if comps == 0 || v.len() % comps != 0 {
-        return Err(format!("assxml: <{}> has {} numbers for {comps} components", e.name, v.len()));
+        return Err(format!(
+            "assxml: <{}> has {} numbers for {comps} components",
+            e.name,
+            v.len()
+        ));
     }
     Ok(v.chunks(comps)
         .map(|c| Vec3::new(c[0], *c.get(1).unwrap_or(&0.0), *c.get(2).unwrap_or(&0.0)))
         .collect())
+}
+
+/// Reads and parses a dump file. Assimp writes names byte for byte, so a dump of a file with
+/// Latin-1 names is not UTF-8: such a dump is decoded as Latin-1 (each byte one character),
+/// which is how kiln's importers read those names too.
+pub fn parse_assxml_file(path: &std::path::Path) -> Result<Scene, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+    };
+    parse_assxml(&text)
 }
 
 /// Parses a whole `.assxml` dump.
@@ -208,7 +257,10 @@ fn material(m: &Elem) -> Result<Material, String> {
         let text = p.text.trim();
         let value = match ty {
             "string" => {
-                let s = text.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(text);
+                let s = text
+                    .strip_prefix('"')
+                    .and_then(|s| s.strip_suffix('"'))
+                    .unwrap_or(text);
                 PropertyValue::String(s.to_string())
             }
             "integer" => {
@@ -216,16 +268,26 @@ fn material(m: &Elem) -> Result<Material, String> {
                     .split_ascii_whitespace()
                     .filter_map(|t| t.parse().ok())
                     .collect();
-                if v.len() == 1 { PropertyValue::Int(v[0]) } else { PropertyValue::Vector(v.iter().map(|&x| x as f64).collect()) }
+                if v.len() == 1 {
+                    PropertyValue::Int(v[0])
+                } else {
+                    PropertyValue::Vector(v.iter().map(|&x| x as f64).collect())
+                }
             }
             "float" | "double" => {
                 let v: Vec<f64> = floats(text)?.into_iter().map(f64::from).collect();
-                if v.len() == 1 { PropertyValue::Float(v[0]) } else { PropertyValue::Vector(v) }
+                if v.len() == 1 {
+                    PropertyValue::Float(v[0])
+                } else {
+                    PropertyValue::Vector(v)
+                }
             }
             _ => PropertyValue::String(text.to_string()),
         };
         let color = |v: &PropertyValue| match v {
-            PropertyValue::Vector(x) if x.len() >= 3 => Some(Vec3::new(x[0] as f32, x[1] as f32, x[2] as f32)),
+            PropertyValue::Vector(x) if x.len() >= 3 => {
+                Some(Vec3::new(x[0] as f32, x[1] as f32, x[2] as f32))
+            }
             _ => None,
         };
         let scalar = |v: &PropertyValue| match v {
@@ -278,7 +340,10 @@ fn material(m: &Elem) -> Result<Material, String> {
 
 fn mesh(m: &Elem) -> Result<Mesh, String> {
     let mut mesh = Mesh {
-        material: m.attr("material_index").and_then(|v| v.parse().ok()).unwrap_or(0),
+        material: m
+            .attr("material_index")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0),
         name: m.attr("name").unwrap_or("").to_string(),
         ..Mesh::default()
     };
@@ -301,7 +366,7 @@ fn mesh(m: &Elem) -> Result<Mesh, String> {
         mesh.bitangents = vec3s(p)?;
     }
     for t in m.children_named("TextureCoords") {
-        let comps: u8 = t.attr("num_components").and_then(|n| n.parse().ok()).unwrap_or(2);
+        let comps = components(t, 2);
         mesh.uv_channels.push(UvChannel {
             components: comps,
             coords: vec3s(t)?,
@@ -313,7 +378,11 @@ fn mesh(m: &Elem) -> Result<Mesh, String> {
         if v.len() % 4 != 0 {
             return Err("assxml: <Colors> not a multiple of 4 numbers".into());
         }
-        mesh.color_channels.push(v.chunks(4).map(|c| Vec4::new(c[0], c[1], c[2], c[3])).collect());
+        mesh.color_channels.push(
+            v.chunks(4)
+                .map(|c| Vec4::new(c[0], c[1], c[2], c[3]))
+                .collect(),
+        );
     }
     if let Some(bl) = m.child("BoneList") {
         for b in bl.children_named("Bone") {
@@ -324,7 +393,10 @@ fn mesh(m: &Elem) -> Result<Mesh, String> {
             };
             if let Some(wl) = b.child("WeightList") {
                 for w in wl.children_named("Weight") {
-                    let vertex = w.attr("index").and_then(|v| v.parse().ok()).ok_or("assxml: Weight without index")?;
+                    let vertex = w
+                        .attr("index")
+                        .and_then(|v| v.parse().ok())
+                        .ok_or("assxml: Weight without index")?;
                     let weight = parse_f32(w.text.trim())?;
                     bone.weights.push(VertexWeight { vertex, weight });
                 }
@@ -350,7 +422,11 @@ fn animation(a: &Elem) -> Result<Animation, String> {
                 node_name: na.attr("node").unwrap_or("").to_string(),
                 ..NodeChannel::default()
             };
-            let time = |k: &Elem| k.attr("time").and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+            let time = |k: &Elem| {
+                k.attr("time")
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or(0.0)
+            };
             let vkeys = |list: Option<&Elem>, key: &str| -> Result<Vec<VectorKey>, String> {
                 let mut out = Vec::new();
                 if let Some(l) = list {
@@ -359,7 +435,10 @@ fn animation(a: &Elem) -> Result<Animation, String> {
                         if v.len() != 3 {
                             return Err(format!("assxml: <{key}> needs 3 numbers"));
                         }
-                        out.push(VectorKey { time: time(k), value: Vec3::new(v[0], v[1], v[2]) });
+                        out.push(VectorKey {
+                            time: time(k),
+                            value: Vec3::new(v[0], v[1], v[2]),
+                        });
                     }
                 }
                 Ok(out)

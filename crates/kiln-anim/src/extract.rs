@@ -169,7 +169,7 @@ fn mesh_vertices(
             }
         };
         for w in &bone.weights {
-            if !(w.weight > 0.0) {
+            if w.weight.is_nan() || w.weight <= 0.0 {
                 continue;
             }
             if let Some(slots) = influences.get_mut(w.vertex as usize) {
@@ -288,14 +288,23 @@ mod tests {
                 name: "b".into(),
                 offset_matrix: Mat4::IDENTITY,
                 weights: vec![
-                    VertexWeight { vertex: 0, weight: 0.5 },
-                    VertexWeight { vertex: 1, weight: 2.0 },
+                    VertexWeight {
+                        vertex: 0,
+                        weight: 0.5,
+                    },
+                    VertexWeight {
+                        vertex: 1,
+                        weight: 2.0,
+                    },
                 ],
             },
             SkinBone {
                 name: "a".into(),
                 offset_matrix: Mat4::IDENTITY,
-                weights: vec![VertexWeight { vertex: 0, weight: 0.5 }],
+                weights: vec![VertexWeight {
+                    vertex: 0,
+                    weight: 0.5,
+                }],
             },
         ];
         s.meshes = vec![m0, m1];
@@ -312,7 +321,10 @@ mod tests {
             .iter()
             .map(|b| (b.name.as_str(), b.index, b.parent))
             .collect();
-        assert_eq!(names, [("root", 0, -1), ("a", 1, 0), ("b", 2, 1), ("c", 3, 0)]);
+        assert_eq!(
+            names,
+            [("root", 0, -1), ("a", 1, 0), ("b", 2, 1), ("c", 3, 0)]
+        );
         // Row-vector matrix: translation in 12..14, accumulated through the root.
         assert_eq!(&e.model.bones[2].transform[12..15], &[1.0, 0.0, 5.0]);
     }
@@ -336,9 +348,15 @@ mod tests {
     fn rigid_and_unweighted_vertices_bind_to_the_node_bone() {
         let e = extract(&scene());
         let v = &e.model.meshes[0].vertices[0];
-        assert_eq!((v.blend_indices, v.blend_weights), ([2.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]));
+        assert_eq!(
+            (v.blend_indices, v.blend_weights),
+            ([2.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0])
+        );
         let v = &e.model.meshes[1].vertices[3];
-        assert_eq!((v.blend_indices, v.blend_weights), ([2.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]));
+        assert_eq!(
+            (v.blend_indices, v.blend_weights),
+            ([2.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0])
+        );
     }
 
     #[test]
@@ -349,7 +367,10 @@ mod tests {
         assert_eq!(v.blend_indices, [1.0, 2.0, 0.0, 0.0]);
         assert_eq!(v.blend_weights, [0.5, 0.5, 0.0, 0.0]);
         let v = &e.model.meshes[1].vertices[1];
-        assert_eq!((v.blend_indices, v.blend_weights), ([2.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]));
+        assert_eq!(
+            (v.blend_indices, v.blend_weights),
+            ([2.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0])
+        );
     }
 
     #[test]
@@ -366,10 +387,17 @@ mod tests {
         let e = extract(&scene());
         let red = &e.materials[0].data;
         assert_eq!(red.diffuse_file, "red.png");
-        assert_eq!((red.specular_file.as_str(), red.normal_file.as_str()), ("", ""));
+        assert_eq!(
+            (red.specular_file.as_str(), red.normal_file.as_str()),
+            ("", "")
+        );
         assert_eq!(red.diffuse, [1.0, 0.0, 0.0, 1.0]);
         assert_eq!(red.ambient, [0.0, 0.0, 0.0, 1.0]);
-        assert_eq!(red.specular, [0.0, 0.0, 0.0, 1.0], "missing shininess leaves A at 1");
+        assert_eq!(
+            red.specular,
+            [0.0, 0.0, 0.0, 1.0],
+            "missing shininess leaves A at 1"
+        );
         assert_eq!(e.materials[1].data.specular[3], 32.0);
     }
 }

@@ -475,14 +475,21 @@ impl Scene {
             }
             for &m in &n.meshes {
                 if m >= self.meshes.len() {
-                    return err(format!("node {i} references mesh {m} of {}", self.meshes.len()));
+                    return err(format!(
+                        "node {i} references mesh {m} of {}",
+                        self.meshes.len()
+                    ));
                 }
             }
         }
         for (i, m) in self.meshes.iter().enumerate() {
             let nv = m.positions.len();
             if m.material >= self.materials.len() {
-                return err(format!("mesh {i} uses material {} of {}", m.material, self.materials.len()));
+                return err(format!(
+                    "mesh {i} uses material {} of {}",
+                    m.material,
+                    self.materials.len()
+                ));
             }
             let per_vertex = [
                 ("normals", m.normals.len()),
@@ -496,24 +503,36 @@ impl Scene {
             }
             for (c, uv) in m.uv_channels.iter().enumerate() {
                 if uv.coords.len() != nv {
-                    return err(format!("mesh {i}: UV channel {c} has {} coords", uv.coords.len()));
+                    return err(format!(
+                        "mesh {i}: UV channel {c} has {} coords",
+                        uv.coords.len()
+                    ));
                 }
             }
             for (c, col) in m.color_channels.iter().enumerate() {
                 if col.len() != nv {
-                    return err(format!("mesh {i}: colour channel {c} has {} colours", col.len()));
+                    return err(format!(
+                        "mesh {i}: colour channel {c} has {} colours",
+                        col.len()
+                    ));
                 }
             }
             let total: u64 = m.face_sizes.iter().map(|&s| s as u64).sum();
             if total != m.indices.len() as u64 {
-                return err(format!("mesh {i}: face sizes sum to {total}, {} indices", m.indices.len()));
+                return err(format!(
+                    "mesh {i}: face sizes sum to {total}, {} indices",
+                    m.indices.len()
+                ));
             }
             if let Some(bad) = m.indices.iter().find(|&&x| x as usize >= nv) {
                 return err(format!("mesh {i}: index {bad} past {nv} vertices"));
             }
             for b in &m.bones {
                 if let Some(w) = b.weights.iter().find(|w| w.vertex as usize >= nv) {
-                    return err(format!("mesh {i}: bone {} weights vertex {}", b.name, w.vertex));
+                    return err(format!(
+                        "mesh {i}: bone {} weights vertex {}",
+                        b.name, w.vertex
+                    ));
                 }
             }
         }
@@ -548,7 +567,11 @@ mod tests {
     #[test]
     fn depth_first_visits_children_in_order_before_siblings() {
         let s = tree();
-        let names: Vec<&str> = s.depth_first().iter().map(|&i| s.nodes[i].name.as_str()).collect();
+        let names: Vec<&str> = s
+            .depth_first()
+            .iter()
+            .map(|&i| s.nodes[i].name.as_str())
+            .collect();
         assert_eq!(names, ["root", "a", "c", "b"]);
     }
 

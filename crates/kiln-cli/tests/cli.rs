@@ -1,0 +1,192 @@
+//! The `kiln` binary on good and bad input: exit codes, one line per failure naming the file,
+//! the batch going on past a failure, and no partial output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kiln(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run kiln")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const CUBE_OBJ: &str = "mtllib cube.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n\
+vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl red\nf 1/1 4/4 3/3 2/2\nf 5/1 6/2 7/3 8/4\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
+const CUBE_MTL: &str = "newmtl red\nKd 1 0 0\nmap_Kd red.png\n";
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// Files left in `dir` (names), sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn converts_a_cube_with_its_material_and_texture() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "cube.obj", CUBE_OBJ.as_bytes());
+    write(t.path(), "cube.mtl", CUBE_MTL.as_bytes());
+    write(t.path(), "red.png", b"not really a png");
+    let o = kiln(&["convert", "cube.obj", "-o", "out"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    // 8 bones? no: root + one object node; 6 quads -> 12 triangles, 24 corners.
+    assert!(
+        stdout.contains("cube.obj: 2 bones, 1 mesh parts, 24 vertices, 12 triangles, 2 materials"),
+        "{stdout}"
+    );
+    assert_eq!(
+        listing(&t.path().join("out")),
+        ["cube.mesh", "cube.xml", "red.png"]
+    );
+    let xml = std::fs::read_to_string(t.path().join("out/cube.xml")).unwrap();
+    assert!(xml.contains("<DiffuseFile>red.png</DiffuseFile>"), "{xml}");
+    let mesh = std::fs::read(t.path().join("out/cube.mesh")).unwrap();
+    assert_eq!(
+        u32::from_le_bytes(mesh[0..4].try_into().unwrap()),
+        2,
+        "bone count"
+    );
+}
+
+#[test]
+fn bad_inputs_fail_with_one_line_each_and_the_batch_goes_on() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    write(dir, "good.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    write(dir, "empty.obj", b"");
+    write(
+        dir,
+        "garbage.obj",
+        &(0..4096u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect::<Vec<u8>>(),
+    );
+    write(dir, "range.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
+    write(dir, "nan.obj", b"v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n");
+    write(dir, "huge.obj", b"v 0 0 0\nv 1e39 0 0\nv 0 1 0\nf 1 2 3\n");
+    write(dir, "truncated.obj", b"v 0 0 0\nv 1 0 0\nv 1 1");
+    std::fs::create_dir(dir.join("folder.obj")).unwrap();
+    let bad = [
+        "missing.obj",
+        "empty.obj",
+        "garbage.obj",
+        "range.obj",
+        "nan.obj",
+        "huge.obj",
+        "truncated.obj",
+        "folder.obj",
+    ];
+    let mut args = vec!["convert", "good.obj"];
+    args.extend(bad);
+    args.extend(["-o", "out"]);
+    let o = kiln(&args, dir);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    let error_lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("kiln: error: "))
+        .collect();
+    assert_eq!(
+        error_lines.len(),
+        bad.len(),
+        "one line per bad file:\n{err}"
+    );
+    for name in bad {
+        assert!(
+            error_lines.iter().any(|l| l.contains(name)),
+            "no error line names {name}:\n{err}"
+        );
+    }
+    assert!(
+        err.contains(&format!("{} of {} files failed", bad.len(), bad.len() + 1)),
+        "{err}"
+    );
+    assert!(
+        error_lines
+            .iter()
+            .any(|l| l.contains("range.obj") && l.contains("line 4")),
+        "{err}"
+    );
+    // The good file converted; nothing of the bad ones, and no temporary files.
+    assert_eq!(listing(&dir.join("out")), ["good.mesh", "good.xml"]);
+}
+
+#[test]
+fn missing_material_library_warns_and_strict_makes_it_an_error() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "m.obj",
+        b"mtllib nowhere.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    let o = kiln(&["convert", "m.obj", "-o", "out"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nowhere.mtl"), "{}", stderr(&o));
+    let o = kiln(&["convert", "m.obj", "-o", "strict", "--strict"], t.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("kiln: error: m.obj"), "{}", stderr(&o));
+    assert!(listing(&t.path().join("strict")).is_empty());
+}
+
+#[test]
+fn missing_texture_is_a_warning_naming_the_path() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "cube.obj", CUBE_OBJ.as_bytes());
+    write(t.path(), "cube.mtl", CUBE_MTL.as_bytes());
+    let o = kiln(&["convert", "cube.obj", "-o", "out"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("kiln: warning: cube.obj: texture 'red.png' not found"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(listing(&t.path().join("out")), ["cube.mesh", "cube.xml"]);
+}
+
+#[test]
+fn unsupported_extension_is_an_error() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "model.xyz", b"hello");
+    let o = kiln(&["convert", "model.xyz"], t.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("model.xyz: unsupported file type"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn demo_converts_the_built_in_house() {
+    let t = tempfile::tempdir().unwrap();
+    let o = kiln(&["demo", "-o", "d"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("house.obj: 3 bones, 3 mesh parts"),
+        "{stdout}"
+    );
+    assert_eq!(
+        listing(&t.path().join("d")),
+        ["bricks.tga", "house.mesh", "house.xml", "source"]
+    );
+}

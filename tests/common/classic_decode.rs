@@ -1,0 +1,124 @@
+//! An independent reader of the classic `.mesh` layout, written from the layout text in
+//! `docs/format-classic.md` (and the original tool's WriteModelFile), not from kiln-format's
+//! types, so the writer is checked against the specification rather than against itself.
+//!
+//! ```text
+//! u32 boneCount; boneCount × { i32 index; i32 parent; str name; f32[16] transform }
+//! u32 meshCount; meshCount × { str name; u32 vertexCount; Vertex[vertexCount];
+//!                              u32 indexCount; u32[indexCount]; i32 boneIndex; str materialName }
+//! str = u32 byte length + UTF-8; Vertex = 19 f32 (position 3, uv 2, normal 3, tangent 3,
+//! blendIndices 4, blendWeights 4); all little-endian.
+//! ```
+#![allow(dead_code)]
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedBone {
+    pub index: i32,
+    pub parent: i32,
+    pub name: String,
+    pub transform: [f32; 16],
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedMesh {
+    pub name: String,
+    /// position 0..3, uv 3..5, normal 5..8, tangent 8..11, blendIndices 11..15,
+    /// blendWeights 15..19.
+    pub vertices: Vec<[f32; 19]>,
+    pub indices: Vec<u32>,
+    pub bone_index: i32,
+    pub material_name: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedMeshFile {
+    pub bones: Vec<DecodedBone>,
+    pub meshes: Vec<DecodedMesh>,
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let end = end.ok_or_else(|| {
+            format!(
+                "need {n} bytes at offset {}, file has {}",
+                self.at,
+                self.bytes.len()
+            )
+        })?;
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn i32(&mut self) -> Result<i32, String> {
+        Ok(i32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn f32(&mut self) -> Result<f32, String> {
+        Ok(f32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn string(&mut self) -> Result<String, String> {
+        let n = self.u32()? as usize;
+        String::from_utf8(self.take(n)?.to_vec()).map_err(|e| format!("bad UTF-8: {e}"))
+    }
+}
+
+pub fn decode_mesh_file(bytes: &[u8]) -> Result<DecodedMeshFile, String> {
+    let mut c = Cursor { bytes, at: 0 };
+    let bone_count = c.u32()?;
+    let mut bones = Vec::new();
+    for _ in 0..bone_count {
+        let index = c.i32()?;
+        let parent = c.i32()?;
+        let name = c.string()?;
+        let mut transform = [0f32; 16];
+        for t in &mut transform {
+            *t = c.f32()?;
+        }
+        bones.push(DecodedBone {
+            index,
+            parent,
+            name,
+            transform,
+        });
+    }
+    let mesh_count = c.u32()?;
+    let mut meshes = Vec::new();
+    for _ in 0..mesh_count {
+        let name = c.string()?;
+        let vertex_count = c.u32()?;
+        let mut vertices = Vec::new();
+        for _ in 0..vertex_count {
+            let mut v = [0f32; 19];
+            for x in &mut v {
+                *x = c.f32()?;
+            }
+            vertices.push(v);
+        }
+        let index_count = c.u32()?;
+        let mut indices = Vec::new();
+        for _ in 0..index_count {
+            indices.push(c.u32()?);
+        }
+        let bone_index = c.i32()?;
+        let material_name = c.string()?;
+        meshes.push(DecodedMesh {
+            name,
+            vertices,
+            indices,
+            bone_index,
+            material_name,
+        });
+    }
+    if c.at != bytes.len() {
+        return Err(format!("{} bytes after the last mesh", bytes.len() - c.at));
+    }
+    Ok(DecodedMeshFile { bones, meshes })
+}

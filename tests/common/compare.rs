@@ -1,0 +1,285 @@
+//! Comparison of two scenes (kiln's and Assimp's) with the tolerances the conformance tables
+//! use, reporting the first difference in words.
+#![allow(dead_code)]
+
+use kiln_scene::{Mat4, Scene, Vec3};
+
+/// `assimp dump` prints six decimals: values agree when they differ by at most
+/// `TOL * max(1, |a|, |b|)`; NaN agrees with NaN.
+pub const TOL: f32 = 1e-4;
+
+pub fn close(a: f32, b: f32) -> bool {
+    if a.is_nan() || b.is_nan() {
+        return a.is_nan() && b.is_nan();
+    }
+    (a - b).abs() <= TOL * 1f32.max(a.abs()).max(b.abs())
+}
+
+fn close3(a: Vec3, b: Vec3) -> bool {
+    close(a.x, b.x) && close(a.y, b.y) && close(a.z, b.z)
+}
+
+fn close_mat(a: &Mat4, b: &Mat4) -> bool {
+    a.to_cols_array()
+        .iter()
+        .zip(b.to_cols_array().iter())
+        .all(|(x, y)| close(*x, *y))
+}
+
+fn vec_list(what: &str, mesh: usize, ours: &[Vec3], theirs: &[Vec3]) -> Result<(), String> {
+    if ours.len() != theirs.len() {
+        return Err(format!(
+            "mesh {mesh}: {} {what}, Assimp {}",
+            ours.len(),
+            theirs.len()
+        ));
+    }
+    for (i, (a, b)) in ours.iter().zip(theirs).enumerate() {
+        if !close3(*a, *b) {
+            return Err(format!("mesh {mesh} {what}[{i}]: kiln {a:?}, Assimp {b:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// What to compare beyond the node tree and the faces.
+#[derive(Clone, Copy, Debug)]
+pub struct Aspects {
+    pub normals: bool,
+    pub tangents: bool,
+    pub bitangents: bool,
+    pub uvs: bool,
+    pub colors: bool,
+}
+
+impl Aspects {
+    pub const ALL: Aspects = Aspects {
+        normals: true,
+        tangents: true,
+        bitangents: true,
+        uvs: true,
+        colors: true,
+    };
+}
+
+/// Compares node tree (names, parents, transforms), materials (names) and meshes (material,
+/// vertices, faces and the chosen attributes). Returns the first difference.
+pub fn compare_scenes(ours: &Scene, theirs: &Scene, aspects: Aspects) -> Result<(), String> {
+    if ours.nodes.len() != theirs.nodes.len() {
+        return Err(format!(
+            "{} nodes, Assimp {}",
+            ours.nodes.len(),
+            theirs.nodes.len()
+        ));
+    }
+    let (oo, to) = (ours.depth_first(), theirs.depth_first());
+    for (&a, &b) in oo.iter().zip(&to) {
+        let (na, nb) = (&ours.nodes[a], &theirs.nodes[b]);
+        if na.name != nb.name {
+            return Err(format!(
+                "node {a}: name {:?}, Assimp {:?}",
+                na.name, nb.name
+            ));
+        }
+        let pa = na.parent.map(|p| ours.nodes[p].name.as_str());
+        let pb = nb.parent.map(|p| theirs.nodes[p].name.as_str());
+        if pa != pb {
+            return Err(format!("node {:?}: parent {pa:?}, Assimp {pb:?}", na.name));
+        }
+        if !close_mat(&na.transform, &nb.transform) {
+            return Err(format!(
+                "node {:?}: transform {:?}, Assimp {:?}",
+                na.name, na.transform, nb.transform
+            ));
+        }
+        if na.meshes != nb.meshes {
+            return Err(format!(
+                "node {:?}: meshes {:?}, Assimp {:?}",
+                na.name, na.meshes, nb.meshes
+            ));
+        }
+    }
+    if ours.materials.len() != theirs.materials.len() {
+        return Err(format!(
+            "{} materials, Assimp {}",
+            ours.materials.len(),
+            theirs.materials.len()
+        ));
+    }
+    for (i, (a, b)) in ours.materials.iter().zip(&theirs.materials).enumerate() {
+        if a.name != b.name {
+            return Err(format!(
+                "material {i}: name {:?}, Assimp {:?}",
+                a.name, b.name
+            ));
+        }
+    }
+    if ours.meshes.len() != theirs.meshes.len() {
+        return Err(format!(
+            "{} meshes, Assimp {}",
+            ours.meshes.len(),
+            theirs.meshes.len()
+        ));
+    }
+    for (m, (a, b)) in ours.meshes.iter().zip(&theirs.meshes).enumerate() {
+        if a.material != b.material {
+            return Err(format!(
+                "mesh {m}: material {}, Assimp {}",
+                a.material, b.material
+            ));
+        }
+        vec_list("positions", m, &a.positions, &b.positions)?;
+        if a.face_sizes != b.face_sizes {
+            return Err(format!(
+                "mesh {m}: {} faces (sizes differ), Assimp {}",
+                a.face_sizes.len(),
+                b.face_sizes.len()
+            ));
+        }
+        if a.indices != b.indices {
+            let i = a
+                .indices
+                .iter()
+                .zip(&b.indices)
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
+            return Err(format!(
+                "mesh {m}: index[{i}] {:?}, Assimp {:?}",
+                a.indices.get(i),
+                b.indices.get(i)
+            ));
+        }
+        if aspects.normals {
+            vec_list("normals", m, &a.normals, &b.normals)?;
+        }
+        if aspects.tangents {
+            vec_list("tangents", m, &a.tangents, &b.tangents)?;
+        }
+        if aspects.bitangents {
+            vec_list("bitangents", m, &a.bitangents, &b.bitangents)?;
+        }
+        if aspects.uvs {
+            if a.uv_channels.len() != b.uv_channels.len() {
+                return Err(format!(
+                    "mesh {m}: {} UV channels, Assimp {}",
+                    a.uv_channels.len(),
+                    b.uv_channels.len()
+                ));
+            }
+            for (c, (ua, ub)) in a.uv_channels.iter().zip(&b.uv_channels).enumerate() {
+                if ua.components != ub.components {
+                    return Err(format!(
+                        "mesh {m} UV {c}: {} components, Assimp {}",
+                        ua.components, ub.components
+                    ));
+                }
+                vec_list(&format!("uv{c}"), m, &ua.coords, &ub.coords)?;
+            }
+        }
+        if aspects.colors {
+            if a.color_channels.len() != b.color_channels.len() {
+                return Err(format!(
+                    "mesh {m}: {} colour channels, Assimp {}",
+                    a.color_channels.len(),
+                    b.color_channels.len()
+                ));
+            }
+            for (c, (ca, cb)) in a.color_channels.iter().zip(&b.color_channels).enumerate() {
+                if ca.len() != cb.len() {
+                    return Err(format!(
+                        "mesh {m} colours {c}: {} values, Assimp {}",
+                        ca.len(),
+                        cb.len()
+                    ));
+                }
+                for (i, (x, y)) in ca.iter().zip(cb).enumerate() {
+                    if !(close(x.x, y.x) && close(x.y, y.y) && close(x.z, y.z) && close(x.w, y.w)) {
+                        return Err(format!("mesh {m} colour{c}[{i}]: kiln {x:?}, Assimp {y:?}"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Path of the Assimp dump of `model` with the given `assimp dump` flags, made once and cached
+/// under the target folder. `Err` carries Assimp's own message when it rejects the file.
+pub fn assimp_dump(model: &std::path::Path, flags: &[&str]) -> Result<std::path::PathBuf, String> {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("assimp-dumps");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let key = format!("{}{}", model.display(), flags.join(" "));
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in key.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    let out = dir.join(format!(
+        "{}-{h:016x}.assxml",
+        model
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    ));
+    if out.exists() {
+        return Ok(out);
+    }
+    let tmp = out.with_extension("tmp");
+    let result = std::process::Command::new("assimp")
+        .arg("dump")
+        .arg(model)
+        .arg(&tmp)
+        .args(flags)
+        .output()
+        .map_err(|e| {
+            format!("cannot run `assimp` ({e}): install it with `apt-get install -y assimp-utils assimp-testmodels` (scripts/test does)")
+        })?;
+    if !result.status.success() || !tmp.exists() {
+        let text = String::from_utf8_lossy(&result.stdout).into_owned()
+            + &String::from_utf8_lossy(&result.stderr);
+        let line = text
+            .lines()
+            .find(|l| l.contains("ERROR") || l.contains("rror"))
+            .unwrap_or("assimp dump failed")
+            .trim()
+            .to_string();
+        let _ = std::fs::remove_file(&tmp);
+        return Err(line);
+    }
+    std::fs::rename(&tmp, &out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// Every file under `root` (recursively) whose extension is `ext` (case-insensitive), sorted.
+pub fn corpus_files(root: &std::path::Path, ext: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| x.eq_ignore_ascii_case(ext))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Fails with the install hint when the Assimp corpus is missing.
+pub fn require_corpus() -> std::path::PathBuf {
+    let root = std::path::PathBuf::from("/usr/share/assimp/models");
+    assert!(
+        root.join("OBJ").is_dir(),
+        "the Assimp test corpus is missing: run `apt-get install -y assimp-utils assimp-testmodels` (scripts/test does this)"
+    );
+    root
+}
