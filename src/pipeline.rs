@@ -266,9 +266,12 @@ pub fn convert_file(
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "model".into());
     let source_dir = path.parent().unwrap_or(Path::new("."));
-    let conversion = build_outputs(&scene, &name, source_dir, options);
+    let mut conversion = build_outputs(&scene, &name, source_dir, options);
     if conversion.extracted.model.meshes.is_empty() {
-        return Err(err(path, "no triangles to convert (the file has no faces)"));
+        // As the original tool (with its faults fixed): the skeleton is still written.
+        conversion
+            .warnings
+            .push("no triangles: the .mesh holds the skeleton only".into());
     }
     fs::create_dir_all(out_dir).map_err(|e| err(out_dir, format!("cannot create folder: {e}")))?;
     let mut written = Vec::new();
