@@ -1,0 +1,116 @@
+//! Writes seed inputs for the `fbx_binary` and `fbx_ascii` fuzz targets:
+//! `cargo run -p kiln-fbx --example fbx_fuzz_seeds -- fuzz/corpus`.
+//! Seeds: the FBX files of Assimp's corpus (/usr/share/assimp/models), and the writer's
+//! output for a tree with every property type in 6100/7400/7500/7700, plain and compressed,
+//! plus small ASCII files in the FBX 6.1 and 7.x dialects.
+
+use std::path::{Path, PathBuf};
+
+use kiln_fbx::{Compression, Document, OwnedNode, OwnedValue, WriteOptions, write_binary};
+
+fn corpus(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            corpus(&p, out);
+        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("fbx")) {
+            out.push(p);
+        }
+    }
+}
+
+fn tree() -> Vec<OwnedNode> {
+    vec![
+        OwnedNode::new("FBXHeaderExtension")
+            .with_child(OwnedNode::new("FBXVersion").with(OwnedValue::I32(7400))),
+        OwnedNode::new("Objects").with_child(
+            OwnedNode::new("Geometry")
+                .with(OwnedValue::I64(1))
+                .with(OwnedValue::String(b"Cube\0\x01Geometry".to_vec()))
+                .with(OwnedValue::Char(b'T'))
+                .with(OwnedValue::I16(3))
+                .with(OwnedValue::F32(0.5))
+                .with(OwnedValue::F64(-1.5))
+                .with(OwnedValue::Raw(vec![1, 2, 3]))
+                .with_child(
+                    OwnedNode::new("Vertices")
+                        .with(OwnedValue::F64Array((0..60).map(f64::from).collect())),
+                )
+                .with_child(
+                    OwnedNode::new("Index").with(OwnedValue::I32Array(vec![0, 1, -3, 2, 3, -5])),
+                )
+                .with_child(
+                    OwnedNode::new("Times").with(OwnedValue::I64Array(vec![0, 46_186_158_000])),
+                )
+                .with_child(OwnedNode::new("Keys").with(OwnedValue::F32Array(vec![0.25; 40])))
+                .with_child(
+                    OwnedNode::new("Flags")
+                        .with(OwnedValue::BoolArray(vec![1, 0, 1]))
+                        .with(OwnedValue::ByteArray(vec![7; 50])),
+                )
+                .with_child(OwnedNode::new("Empty")),
+        ),
+    ]
+}
+
+const ASCII7: &str = "; FBX 7.4.0 project file\nObjects:  {\n\tGeometry: 1, \"Geometry::Cube\", \"Mesh\" {\n\t\tVertices: *3 {\n\t\t\ta: 0.5,-1,1.#INF\n\t\t}\n\t\tPolygonVertexIndex: *3 {\n\t\t\ta: 0,1,-3\n\t\t}\n\t\tShading: T\n\t\tP: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",0,1.5,-2\n\t}\n\tVideo: 2, \"Video::v\", \"Clip\" {\n\t\tContent: , \"aGVs\",\n\t\t \"bG8=\"\n\t}\n}\n";
+const ASCII6: &str = "; FBX 6.1.0 project file\r\nObjects:  {\r\n\tModel: \"Model::Cube\", \"Mesh\" {\r\n\t\tVertices: 1.0,-1.0,1.0,\r\n\t\t 1,-1,2\r\n\t\tPolygonVertexIndex: 0,1,-3\r\n\t}\r\n\tChannel: \"T\" {\r\n\t\tKey: 0,0,U,s,0,0,n,46186158000,1,L\r\n\t}\r\n}\r\n";
+
+fn main() {
+    let out = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "fuzz/corpus".into()),
+    );
+    let (bin, ascii) = (out.join("fbx_binary"), out.join("fbx_ascii"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&ascii).unwrap();
+    let mut files = Vec::new();
+    corpus(Path::new("/usr/share/assimp/models"), &mut files);
+    assert!(
+        !files.is_empty(),
+        "install assimp-testmodels for the corpus seeds"
+    );
+    let mut n = 0;
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let dir = if bytes.starts_with(b"Kaydara") {
+            &bin
+        } else {
+            &ascii
+        };
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        std::fs::write(dir.join(format!("corpus-{name}")), &bytes).unwrap();
+        n += 1;
+    }
+    for version in [6100, 7400, 7500, 7700] {
+        for (tag, compression) in [
+            ("plain", Compression::None),
+            (
+                "zlib",
+                Compression::Zlib {
+                    level: 6,
+                    min_bytes: 0,
+                },
+            ),
+        ] {
+            let bytes = write_binary(
+                &tree(),
+                &WriteOptions {
+                    version,
+                    compression,
+                },
+            )
+            .unwrap();
+            Document::parse(&bytes).unwrap();
+            std::fs::write(bin.join(format!("writer-{version}-{tag}.fbx")), bytes).unwrap();
+            n += 1;
+        }
+    }
+    for (name, text) in [("fbx7.fbx", ASCII7), ("fbx6.fbx", ASCII6)] {
+        Document::parse(text.as_bytes()).unwrap();
+        std::fs::write(ascii.join(format!("writer-{name}")), text).unwrap();
+        n += 1;
+    }
+    println!("{n} seeds in {}", out.display());
+}

@@ -1,0 +1,367 @@
+//! Binary FBX: a 27-byte header, then node records until an all-zero null record, then a
+//! footer this reader does not need (and so does not check).
+//!
+//! A record is `end_offset, property_count, property_bytes` (u32 each before 7500, u64 from
+//! 7500), a u8 name length and the name, the properties, then, when the record ends later
+//! than its properties, a child list closed by a null record. The walk is a loop with an
+//! explicit stack of open records, so no recursion depends on the file.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::document::{
+    Builder, Document, Format, MAX_DEPTH_LIMIT, NO_PARENT, ParseOptions, PropRec,
+};
+use crate::error::{Error, ErrorKind, Location};
+use crate::inflate::max_inflated;
+use crate::value::{Array, ArrayEncoding, ArrayType, Raw, Value};
+
+/// The 23 fixed bytes that open a binary file, followed by the u32 version.
+pub const MAGIC: &[u8; 23] = b"Kaydara FBX Binary  \x00\x1a\x00";
+
+/// Size of the header: magic and version.
+pub const HEADER_LEN: usize = 27;
+
+/// Whether `input` starts like a binary FBX file (the first 18 bytes of the magic).
+pub(crate) fn is_binary(input: &[u8]) -> bool {
+    input.starts_with(&MAGIC[..18])
+}
+
+struct Open {
+    id: u32,
+    end: usize,
+}
+
+struct Fail {
+    offset: usize,
+    kind: ErrorKind,
+}
+
+fn fail<T>(offset: usize, kind: ErrorKind) -> Result<T, Fail> {
+    Err(Fail { offset, kind })
+}
+
+fn eof(offset: usize, expected: &'static str, needed: usize, limit: usize) -> Fail {
+    Fail {
+        offset,
+        kind: ErrorKind::UnexpectedEnd {
+            expected,
+            needed: needed as u64,
+            available: limit.saturating_sub(offset) as u64,
+        },
+    }
+}
+
+#[inline(always)]
+fn array<const N: usize>(input: &[u8], at: usize) -> [u8; N] {
+    let mut a = [0u8; N];
+    a.copy_from_slice(&input[at..at + N]);
+    a
+}
+
+#[inline(always)]
+fn u32_at(input: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(array(input, at))
+}
+
+#[inline(always)]
+fn u64_at(input: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(array(input, at))
+}
+
+/// Parses a binary FBX file.
+pub(crate) fn parse<'a>(input: &'a [u8], options: &ParseOptions) -> Result<Document<'a>, Error> {
+    let version = header(input)
+        .map_err(|f| Error::new(Location::Byte(f.offset as u64), String::new(), f.kind))?;
+    let mut b = Builder::new(input.len());
+    let mut stack: Vec<Open> = Vec::new();
+    match records(input, version, options, &mut b, &mut stack) {
+        Ok(()) => Ok(b.finish(input, Format::Binary, version)),
+        Err(f) => {
+            let path = stack.last().map_or_else(String::new, |o| b.path(o.id));
+            Err(Error::new(Location::Byte(f.offset as u64), path, f.kind))
+        }
+    }
+}
+
+fn header(input: &[u8]) -> Result<u32, Fail> {
+    for (i, &expected) in MAGIC.iter().enumerate() {
+        match input.get(i) {
+            None => {
+                return Err(eof(
+                    input.len(),
+                    "the 27-byte binary header",
+                    HEADER_LEN,
+                    input.len(),
+                ));
+            }
+            Some(&found) if found != expected => {
+                if expected == 0 && found == b' ' && memchr::memchr(0, input).is_none() {
+                    return fail(i, ErrorKind::NulBytesReplaced);
+                }
+                return fail(i, ErrorKind::BadHeader { expected, found });
+            }
+            Some(_) => {}
+        }
+    }
+    if input.len() < HEADER_LEN {
+        return Err(eof(23, "the header's version", 4, input.len()));
+    }
+    let version = u32_at(input, 23);
+    if !(6000..=7999).contains(&version) {
+        return fail(23, ErrorKind::UnsupportedVersion(version));
+    }
+    Ok(version)
+}
+
+fn records<'a>(
+    input: &'a [u8],
+    version: u32,
+    options: &ParseOptions,
+    b: &mut Builder<'a>,
+    stack: &mut Vec<Open>,
+) -> Result<(), Fail> {
+    let wide = version >= 7500;
+    let header_len = if wide { 25 } else { 13 };
+    let max_depth = options.max_depth.min(MAX_DEPTH_LIMIT);
+    let mut p = HEADER_LEN;
+    loop {
+        let (limit, container) = match stack.last() {
+            Some(open) => (open.end, "parent node"),
+            None => (input.len(), "file"),
+        };
+        if let Some(open) = stack.last() {
+            // A child list that fills its parent exactly, without a null record (lenient).
+            if p == open.end {
+                b.close(open.id);
+                stack.pop();
+                continue;
+            }
+        }
+        if limit - p < header_len {
+            let what = if stack.is_empty() {
+                "a node record or the top-level null record"
+            } else {
+                "a node record or the null record ending the child list"
+            };
+            return Err(eof(p, what, header_len, limit));
+        }
+        let (end, count, bytes, name_len) = if wide {
+            (
+                u64_at(input, p),
+                u64_at(input, p + 8),
+                u64_at(input, p + 16),
+                input[p + 24],
+            )
+        } else {
+            (
+                u64::from(u32_at(input, p)),
+                u64::from(u32_at(input, p + 4)),
+                u64::from(u32_at(input, p + 8)),
+                input[p + 12],
+            )
+        };
+        if end == 0 {
+            if count != 0 || bytes != 0 || name_len != 0 {
+                return fail(p, ErrorKind::BadNullRecord);
+            }
+            p += header_len;
+            match stack.last() {
+                None => return Ok(()), // the footer that follows is not needed
+                Some(open) => {
+                    if p != open.end {
+                        return fail(
+                            p,
+                            ErrorKind::ChildListEnd {
+                                found: p as u64,
+                                expected: open.end as u64,
+                            },
+                        );
+                    }
+                    b.close(open.id);
+                    stack.pop();
+                    continue;
+                }
+            }
+        }
+        let name_start = p + header_len;
+        let props_start = name_start + usize::from(name_len);
+        let props_end = (props_start as u64).saturating_add(bytes);
+        if end > limit as u64 {
+            return fail(
+                p,
+                ErrorKind::EndOffsetPastLimit {
+                    end,
+                    limit: limit as u64,
+                    container,
+                },
+            );
+        }
+        if end < props_end {
+            return fail(
+                p,
+                ErrorKind::EndOffsetTooSmall {
+                    end,
+                    min: props_end,
+                },
+            );
+        }
+        // From here on `props_end <= end <= limit <= input.len()`.
+        let end = end as usize;
+        let props_end = props_end as usize;
+        let Ok(name) = core::str::from_utf8(&input[name_start..props_start]) else {
+            return fail(name_start, ErrorKind::NameNotUtf8);
+        };
+        if count > bytes / 2 {
+            return fail(p, ErrorKind::TooManyProperties { count, bytes });
+        }
+        if stack.len() >= max_depth {
+            return fail(p, ErrorKind::TooDeep { limit: max_depth });
+        }
+        let parent = stack.last().map_or(NO_PARENT, |o| o.id);
+        let id = b
+            .open(name, p, parent)
+            .map_err(|kind| Fail { offset: p, kind })?;
+        if let Err(f) = properties(input, props_start, props_end, count, &mut b.props) {
+            // Report the failing node's path.
+            stack.push(Open { id, end });
+            return Err(f);
+        }
+        b.end_properties(id)
+            .map_err(|kind| Fail { offset: p, kind })?;
+        p = props_end;
+        if p < end {
+            stack.push(Open { id, end });
+        }
+    }
+}
+
+fn properties<'a>(
+    input: &'a [u8],
+    start: usize,
+    end: usize,
+    count: u64,
+    out: &mut Vec<PropRec<'a>>,
+) -> Result<(), Fail> {
+    let region = &input[..end];
+    let mut p = start;
+    out.reserve(count as usize);
+    for _ in 0..count {
+        let at = p;
+        let Some(&code) = region.get(p) else {
+            return Err(eof(p, "a property type code", 1, end));
+        };
+        p += 1;
+        let value = match code {
+            b'C' | b'Y' | b'I' | b'F' | b'D' | b'L' => {
+                let (size, what) = match code {
+                    b'C' => (1, "a 'C' value"),
+                    b'Y' => (2, "a 'Y' value"),
+                    b'I' => (4, "an 'I' value"),
+                    b'F' => (4, "an 'F' value"),
+                    _ => (8, "a 'D' or 'L' value"),
+                };
+                if end - p < size {
+                    return Err(eof(p, what, size, end));
+                }
+                let v = match code {
+                    b'C' => Value::Char(region[p]),
+                    b'Y' => Value::I16(i16::from_le_bytes(array(region, p))),
+                    b'I' => Value::I32(i32::from_le_bytes(array(region, p))),
+                    b'F' => Value::F32(f32::from_le_bytes(array(region, p))),
+                    b'D' => Value::F64(f64::from_le_bytes(array(region, p))),
+                    _ => Value::I64(i64::from_le_bytes(array(region, p))),
+                };
+                p += size;
+                v
+            }
+            b'S' | b'R' => {
+                if end - p < 4 {
+                    return Err(eof(p, "a string or blob length", 4, end));
+                }
+                let len = u32_at(region, p) as usize;
+                p += 4;
+                if end - p < len {
+                    return Err(eof(p, "string or blob bytes", len, end));
+                }
+                let bytes = &region[p..p + len];
+                p += len;
+                if code == b'S' {
+                    Value::String(bytes)
+                } else {
+                    Value::Raw(Raw::Bytes(bytes))
+                }
+            }
+            _ => {
+                let Some(ty) = ArrayType::from_code(code) else {
+                    return fail(at, ErrorKind::UnknownPropertyType { found: code });
+                };
+                if end - p < 12 {
+                    return Err(eof(
+                        p,
+                        "an array header (count, encoding, byte length)",
+                        12,
+                        end,
+                    ));
+                }
+                let len = u32_at(region, p);
+                let encoding = u32_at(region, p + 4);
+                let byte_len = u32_at(region, p + 8);
+                p += 12;
+                let declared = u64::from(len) * ty.element_size() as u64;
+                let encoding = match encoding {
+                    0 if declared != u64::from(byte_len) => {
+                        return fail(
+                            at,
+                            ErrorKind::ArraySizeMismatch {
+                                ty: char::from(code),
+                                count: len,
+                                expected: declared,
+                                found: byte_len,
+                            },
+                        );
+                    }
+                    0 => ArrayEncoding::Plain as fn(&'a [u8]) -> ArrayEncoding<'a>,
+                    1 => {
+                        let max = max_inflated(u64::from(byte_len));
+                        if declared > max {
+                            return fail(
+                                at,
+                                ErrorKind::InflateBomb {
+                                    declared,
+                                    compressed: u64::from(byte_len),
+                                    max,
+                                },
+                            );
+                        }
+                        ArrayEncoding::Zlib
+                    }
+                    other => return fail(p - 8, ErrorKind::UnknownArrayEncoding(other)),
+                };
+                let byte_len = byte_len as usize;
+                if end - p < byte_len {
+                    return Err(eof(p, "array data", byte_len, end));
+                }
+                let data = &region[p..p + byte_len];
+                p += byte_len;
+                Value::Array(Array {
+                    ty,
+                    len,
+                    encoding: encoding(data),
+                })
+            }
+        };
+        out.push(PropRec { value, offset: at });
+    }
+    if p != end {
+        return fail(
+            p,
+            ErrorKind::PropertyListLength {
+                count,
+                declared: (end - start) as u64,
+                actual: (p - start) as u64,
+            },
+        );
+    }
+    Ok(())
+}

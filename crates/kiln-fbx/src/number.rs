@@ -1,0 +1,198 @@
+//! Numbers in ASCII FBX: integers, decimals (`1`, `-0.5`, `1.19e-07`, `.5`, `5.`), and the
+//! Windows C runtime's spellings of non-finite values that some exporters print (`1.#INF`,
+//! `-1.#IND`, `1.#QNAN`), besides `inf`/`nan`.
+
+use alloc::string::ToString;
+
+use crate::error::{ErrorKind, describe};
+
+/// A scalar number token, typed the way binary files type it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Scalar {
+    /// An integer literal.
+    Int(i64),
+    /// A literal with a fraction or exponent (or an integer beyond i64).
+    Float(f64),
+}
+
+/// Trims ASCII blanks (space, tab, CR, LF) at both ends.
+pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if is_blank(*first) {
+            s = rest;
+        } else {
+            break;
+        }
+    }
+    while let [rest @ .., last] = s {
+        if is_blank(*last) {
+            s = rest;
+        } else {
+            break;
+        }
+    }
+    s
+}
+
+#[inline]
+pub(crate) fn is_blank(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn bad(tok: &[u8]) -> ErrorKind {
+    ErrorKind::BadNumber {
+        text: describe(tok).trim_matches('`').to_string(),
+    }
+}
+
+/// Whether `tok` is `[+-]?[0-9]+` (recognised with nom).
+fn is_integer(tok: &[u8]) -> bool {
+    use nom::Parser;
+    use nom::character::complete::{digit1, one_of};
+    use nom::combinator::{all_consuming, opt, recognize};
+    let mut int = all_consuming(recognize((opt(one_of::<_, _, ()>("+-")), digit1)));
+    int.parse(tok).is_ok()
+}
+
+/// An integer token.
+pub(crate) fn parse_int(tok: &[u8]) -> Result<i64, ErrorKind> {
+    if !is_integer(tok) {
+        return Err(bad(tok));
+    }
+    core::str::from_utf8(tok)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .ok_or_else(|| ErrorKind::OutOfRange {
+            value: describe(tok).trim_matches('`').to_string(),
+            index: 0,
+            target: "i64",
+        })
+}
+
+/// A scalar token: integer when it is one (and fits in i64), decimal otherwise.
+pub(crate) fn parse_scalar(tok: &[u8]) -> Result<Scalar, ErrorKind> {
+    if is_integer(tok) {
+        if let Some(v) = core::str::from_utf8(tok)
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok())
+        {
+            return Ok(Scalar::Int(v));
+        }
+    }
+    parse_f64(tok).map(Scalar::Float)
+}
+
+/// The non-finite value of a `1.#INF`-style token, if it is one.
+fn msvc_special(tok: &[u8]) -> Option<f64> {
+    let hash = memchr::memchr(b'#', tok)?;
+    let (sign, digits) = match tok.first()? {
+        b'-' => (-1.0, &tok[1..hash]),
+        b'+' => (1.0, &tok[1..hash]),
+        _ => (1.0, &tok[..hash]),
+    };
+    if digits.is_empty() || !digits.iter().all(|c| c.is_ascii_digit() || *c == b'.') {
+        return None;
+    }
+    let tail = &tok[hash + 1..];
+    let word_len = tail.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    if !tail[word_len..].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let word = &tail[..word_len];
+    if word.eq_ignore_ascii_case(b"INF") {
+        Some(sign * f64::INFINITY)
+    } else if [&b"IND"[..], b"QNAN", b"SNAN", b"NAN"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
+    {
+        Some(f64::NAN)
+    } else {
+        None
+    }
+}
+
+/// A decimal token as f64 (correctly rounded).
+pub(crate) fn parse_f64(tok: &[u8]) -> Result<f64, ErrorKind> {
+    if let Some(v) = core::str::from_utf8(tok)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+    {
+        return Ok(v);
+    }
+    msvc_special(tok).ok_or_else(|| bad(tok))
+}
+
+/// A decimal token as f32 (correctly rounded from the text, not through f64).
+pub(crate) fn parse_f32(tok: &[u8]) -> Result<f32, ErrorKind> {
+    if let Some(v) = core::str::from_utf8(tok)
+        .ok()
+        .and_then(|s| s.parse::<f32>().ok())
+    {
+        return Ok(v);
+    }
+    msvc_special(tok).map(|v| v as f32).ok_or_else(|| bad(tok))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_are_typed_like_binary_files() {
+        assert_eq!(parse_scalar(b"232"), Ok(Scalar::Int(232)));
+        assert_eq!(parse_scalar(b"-7"), Ok(Scalar::Int(-7)));
+        assert_eq!(parse_scalar(b"+7"), Ok(Scalar::Int(7)));
+        assert_eq!(parse_scalar(b"1.5"), Ok(Scalar::Float(1.5)));
+        assert_eq!(
+            parse_scalar(b"1.19209289550781e-07"),
+            Ok(Scalar::Float(1.19209289550781e-07))
+        );
+        assert_eq!(parse_scalar(b".5"), Ok(Scalar::Float(0.5)));
+        // Beyond i64: read as a float rather than failing.
+        assert_eq!(
+            parse_scalar(b"99999999999999999999"),
+            Ok(Scalar::Float(99999999999999999999.0))
+        );
+        assert!(matches!(
+            parse_scalar(b"1.2.3"),
+            Err(ErrorKind::BadNumber { .. })
+        ));
+        assert!(matches!(
+            parse_scalar(b"-"),
+            Err(ErrorKind::BadNumber { .. })
+        ));
+    }
+
+    #[test]
+    fn msvc_spellings_of_non_finite_values() {
+        assert_eq!(parse_f64(b"1.#INF"), Ok(f64::INFINITY));
+        assert_eq!(parse_f64(b"-1.#INF00"), Ok(f64::NEG_INFINITY));
+        assert!(parse_f64(b"-1.#IND").unwrap().is_nan());
+        assert!(parse_f64(b"1.#QNAN").unwrap().is_nan());
+        assert!(parse_f64(b"1.#XYZ").is_err());
+        assert!(parse_f64(b"#INF").is_err());
+    }
+
+    #[test]
+    fn long_mantissas_round_correctly() {
+        let v = parse_f64(
+            b"-0.499999970197678837568736483756834756843765742357638475634975438756456436545",
+        )
+        .unwrap();
+        // Python: float("-0.4999999701976788375687...") == -0.49999997019767883
+        assert_eq!(v, -0.49999997019767883);
+        assert_eq!(parse_f32(b"0.1").unwrap(), 0.1f32);
+    }
+
+    #[test]
+    fn integers_out_of_range_are_named() {
+        assert!(matches!(
+            parse_int(b"99999999999999999999"),
+            Err(ErrorKind::OutOfRange { target: "i64", .. })
+        ));
+        assert!(matches!(
+            parse_int(b"1.0"),
+            Err(ErrorKind::BadNumber { .. })
+        ));
+    }
+}

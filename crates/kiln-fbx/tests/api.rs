@@ -1,0 +1,372 @@
+//! The API the next layer builds on: finding nodes, typed access with conversions, and errors
+//! that name the node path, the property and the location. ASCII quirks of each exporter.
+
+use std::borrow::Cow;
+
+use kiln_fbx::{
+    ArrayType, Document, ErrorKind, Format, Location, OwnedNode, OwnedValue, Value, WriteOptions,
+    write_binary,
+};
+
+const FBX7_ASCII: &str = r#"; FBX 7.4.0 project file
+; Copyright ...
+; ----------------------------------------------------
+
+FBXHeaderExtension:  {
+	FBXHeaderVersion: 1003
+	FBXVersion: 7400
+	Creator: "FBX SDK/FBX Plugins version 2018.1.1"
+}
+Objects:  {
+	Geometry: 2358377979824, "Geometry::Cube", "Mesh" {
+		Vertices: *6 {
+			a: -0.5,0.5,1.19209289550781e-07,
+2,3,4
+		} 
+		PolygonVertexIndex: *3 {
+			a: 0,1,-3
+		} 
+		Empty: *0 {
+		}
+		Layer: 0 {
+			Version: 100
+		}
+	}
+	Model: 1, "Model::Cube", "Mesh" {
+		Shading: T
+		Culling: "CullingOff"
+		Properties70:  {
+			P: "Lcl Translation", "Lcl Translation", "", "A",0,1.5,-2
+			P: "Visibility", "Visibility", "", "A",1
+		}
+	}
+	AnimationCurve: 3, "AnimCurve::", "" {
+		KeyTime: *2 {
+			a: 0,46186158000
+		} 
+		KeyValueFloat: *2 {
+			a: 0.1,1.#INF
+		} 
+	}
+	Video: 4, "Video::tex", "Clip" {
+		Content: , "aGVs",
+		 "bG8="
+	}
+}
+Connections:  {
+	C: "OO",1,0
+}
+"#;
+
+#[test]
+fn fbx7_ascii_reads_like_a_binary_file() {
+    let doc = Document::parse(FBX7_ASCII.as_bytes()).unwrap();
+    assert_eq!((doc.format(), doc.version()), (Format::Ascii, 7400));
+    let objects = doc.require_root("Objects").unwrap();
+    let geometry = objects.require_child("Geometry").unwrap();
+    assert_eq!(geometry.get_i64(0).unwrap(), 2_358_377_979_824);
+    assert_eq!(geometry.get_str(1).unwrap(), "Geometry::Cube");
+    assert_eq!(geometry.get_str(2).unwrap(), "Mesh");
+    let vertices = geometry.require_child("Vertices").unwrap();
+    assert_eq!(
+        &*vertices.f64_values().unwrap(),
+        &[-0.5, 0.5, 1.19209289550781e-07, 2.0, 3.0, 4.0]
+    );
+    let idx = geometry
+        .require_child("PolygonVertexIndex")
+        .unwrap()
+        .property(0)
+        .unwrap();
+    assert_eq!(idx.as_array().unwrap().ty(), ArrayType::I32);
+    assert_eq!(&*idx.as_i32_array().unwrap(), &[0, 1, -3]);
+    assert_eq!(&*idx.as_f64_array().unwrap(), &[0.0, 1.0, -3.0]);
+    let empty = geometry.require_child("Empty").unwrap();
+    assert!(empty.f64_values().unwrap().is_empty());
+    // A node with a value and children.
+    let layer = geometry.require_child("Layer").unwrap();
+    assert_eq!(
+        (layer.get_i32(0).unwrap(), layer.children().count()),
+        (0, 1)
+    );
+
+    let model = objects.require_child("Model").unwrap();
+    assert_eq!(model.get_i64(0).unwrap(), 1);
+    assert!(matches!(model.value(0), Some(Value::I32(1))));
+    assert_eq!(
+        model.require_child("Shading").unwrap().value(0),
+        Some(Value::Char(b'T'))
+    );
+    let props = model.require_child("Properties70").unwrap();
+    let ps: Vec<_> = props.children_named("P").collect();
+    assert_eq!(ps.len(), 2);
+    assert_eq!(ps[0].get_str(0).unwrap(), "Lcl Translation");
+    let xyz: Vec<f64> = (4..7).map(|i| ps[0].get_f64(i).unwrap()).collect();
+    assert_eq!(xyz, [0.0, 1.5, -2.0]);
+    assert!(ps[1].property(4).unwrap().as_bool().unwrap());
+
+    let curve = objects.require_child("AnimationCurve").unwrap();
+    let times = curve.require_child("KeyTime").unwrap().property(0).unwrap();
+    assert_eq!(times.as_array().unwrap().ty(), ArrayType::I64);
+    assert_eq!(&*times.as_i64_array().unwrap(), &[0, 46_186_158_000]);
+    let e = times.as_i32_array().unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            ErrorKind::OutOfRange {
+                index: 1,
+                target: "i32",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let values = curve
+        .require_child("KeyValueFloat")
+        .unwrap()
+        .f32_values()
+        .unwrap();
+    assert_eq!(&*values, &[0.1f32, f32::INFINITY]);
+
+    let content = objects
+        .require_child("Video")
+        .unwrap()
+        .require_child("Content")
+        .unwrap();
+    assert_eq!(&*content.property(0).unwrap().as_raw().unwrap(), b"hello");
+
+    let c = doc
+        .require_root("Connections")
+        .unwrap()
+        .require_child("C")
+        .unwrap();
+    assert_eq!(
+        (
+            c.get_str(0).unwrap(),
+            c.get_i64(1).unwrap(),
+            c.get_i64(2).unwrap()
+        ),
+        ("OO", 1, 0)
+    );
+}
+
+#[test]
+fn ascii_and_its_binary_rewrite_are_the_same_tree() {
+    let doc = Document::parse(FBX7_ASCII.as_bytes()).unwrap();
+    let tree = doc.to_owned_nodes().unwrap();
+    let bytes = write_binary(&tree, &WriteOptions::V7400.compressed()).unwrap();
+    let bin = Document::parse(&bytes).unwrap();
+    assert_eq!(bin.to_owned_nodes().unwrap(), tree);
+    assert_eq!(bin.node_count(), doc.node_count());
+}
+
+#[test]
+fn fbx6_ascii_with_bare_words_and_value_lists() {
+    let text = "\u{feff}; FBX 6.1.0 project file\r\n\
+        FBXHeaderExtension:  {\r\n\
+        \tFBXVersion: 6100\r\n\
+        }\r\n\
+        Objects:  {\r\n\
+        \tModel: \"Model::Cube\", \"Mesh\" {\r\n\
+        \t\tProperty: \"Lcl Translation\", \"Lcl Translation\", \"A+\",0,0,0\r\n\
+        \t\tVertices: 1.0,-1.0,1.0,1.0,\r\n\
+        \t\t 1,-1\r\n\
+        \t\tPolygonVertexIndex: 0,1,2,-4\r\n\
+        \t\tShading: Y\r\n\
+        \t}\r\n\
+        \tChannel: \"T\" {\r\n\
+        \t\tKey: 0,0,U,s,0,0,n,46186158000,1,L\r\n\
+        \t}\r\n\
+        }\r\n";
+    let doc = Document::parse(text.as_bytes()).unwrap();
+    assert_eq!(doc.version(), 6100);
+    let model = doc
+        .require_root("Objects")
+        .unwrap()
+        .require_child("Model")
+        .unwrap();
+    let v = model.require_child("Vertices").unwrap();
+    assert_eq!(v.property_count(), 6);
+    assert_eq!(&*v.f64_values().unwrap(), &[1.0, -1.0, 1.0, 1.0, 1.0, -1.0]);
+    assert_eq!(
+        &*model
+            .require_child("PolygonVertexIndex")
+            .unwrap()
+            .i32_values()
+            .unwrap(),
+        &[0, 1, 2, -4]
+    );
+    assert_eq!(
+        model.require_child("Shading").unwrap().value(0),
+        Some(Value::Char(b'Y'))
+    );
+    let key = doc.nodes().find(|n| n.name() == "Key").unwrap();
+    let values: Vec<Value> = key.properties().map(|p| p.value()).collect();
+    assert_eq!(values[2], Value::Char(b'U'));
+    assert_eq!(values[7], Value::I64(46_186_158_000));
+    assert_eq!(values[9], Value::Char(b'L'));
+    // The key list mixes letters in: an i64 list of it fails naming the property.
+    let e = key.i64_values().unwrap();
+    assert_eq!(e[2], i64::from(b'U'));
+    let e = key.f64_values().unwrap();
+    assert_eq!(e.len(), 10);
+}
+
+#[test]
+fn version_from_the_header_node_without_the_comment() {
+    let doc = Document::parse(b"FBXHeaderExtension: {\n FBXVersion: 7300\n}\n").unwrap();
+    assert_eq!(doc.version(), 7300);
+    let doc = Document::parse(b"Objects: {\n}\n").unwrap();
+    assert_eq!(doc.version(), 0);
+}
+
+#[test]
+fn accessors_convert_and_refuse_with_context() {
+    let tree = [OwnedNode::new("Objects").with_child(
+        OwnedNode::new("Geometry")
+            .with(OwnedValue::I64(5_000_000_000))
+            .with(OwnedValue::String(b"Cube\0\x01Geometry".to_vec()))
+            .with(OwnedValue::String(vec![0xff, 0xfe]))
+            .with(OwnedValue::F32(0.5))
+            .with(OwnedValue::I32Array(vec![1, 2, 3])),
+    )];
+    let bytes = write_binary(&tree, &WriteOptions::V7400).unwrap();
+    let doc = Document::parse(&bytes).unwrap();
+    let g = doc
+        .require_root("Objects")
+        .unwrap()
+        .require_child("Geometry")
+        .unwrap();
+    assert_eq!(g.path().to_string(), "Objects/Geometry");
+    assert_eq!(g.path().names(), ["Objects", "Geometry"]);
+    assert_eq!(g.parent().unwrap().name(), "Objects");
+    assert_eq!(g.depth(), 1);
+
+    let e = g.get_i32(0).unwrap_err();
+    assert!(matches!(
+        e.kind,
+        ErrorKind::OutOfRange { target: "i32", .. }
+    ));
+    assert_eq!(e.property, Some(0));
+    assert_eq!(e.path, "Objects/Geometry");
+    // The property's own offset: after the 27-byte header, two 13-byte record headers and
+    // the names "Objects" (7) and "Geometry" (8).
+    assert_eq!(e.location, Location::Byte(27 + 13 + 7 + 13 + 8));
+    assert_eq!(
+        e.to_string(),
+        "byte offset 68 (0x44) (in `Objects/Geometry`, property 0): value 5000000000 \
+         (element 0) does not fit in i32"
+    );
+    assert_eq!(g.get_i64(0).unwrap(), 5_000_000_000);
+    assert_eq!(g.get_f64(0).unwrap(), 5e9);
+
+    assert_eq!(
+        g.property(1).unwrap().as_bytes().unwrap(),
+        b"Cube\0\x01Geometry"
+    );
+    assert_eq!(g.get_str(1).unwrap(), "Cube\0\u{1}Geometry");
+    assert_eq!(g.get_str(2).unwrap_err().kind, ErrorKind::NotUtf8);
+    let e = g.get_f64(1).unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::WrongType {
+            expected: "f64",
+            found: "string"
+        }
+    );
+    assert_eq!(g.get_f64(3).unwrap(), 0.5);
+    assert_eq!(g.property(3).unwrap().as_f32().unwrap(), 0.5);
+    assert!(g.get_i64(3).is_err());
+
+    let arr = g.property(4).unwrap();
+    assert_eq!(&*arr.as_i64_array().unwrap(), &[1, 2, 3]);
+    assert_eq!(&*arr.as_f32_array().unwrap(), &[1.0, 2.0, 3.0]);
+    let e = arr.as_bool_array().unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::WrongType {
+            expected: "byte or bool array",
+            found: "i32 array"
+        }
+    );
+
+    let e = g.property(9).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::MissingProperty { index: 9, count: 5 });
+    let e = g.require_child("Vertices").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::MissingChild("Vertices".into()));
+    assert!(e.to_string().contains("in `Objects/Geometry`"), "{e}");
+    assert!(doc.require_root("Takes").is_err());
+}
+
+#[test]
+fn ascii_errors_give_line_and_column() {
+    let text = "Objects: {\n  Model: 1, \"x\" {\n    Version: 1.2.3\n  }\n}\n";
+    let e = Document::parse(text.as_bytes()).unwrap_err();
+    assert!(
+        matches!(
+            e.location,
+            Location::Text {
+                line: 3,
+                column: 14,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(e.path, "Objects/Model/Version");
+    assert!(
+        matches!(e.kind, ErrorKind::BadNumber { ref text } if text == "1.2.3"),
+        "{e}"
+    );
+    assert!(e.to_string().starts_with("line 3, column 14"), "{e}");
+
+    // Accessor errors in ASCII files point at the property's line and column too.
+    let doc = Document::parse(b"Objects: {\n  Model: \"x\", 5\n}\n").unwrap();
+    let model = doc
+        .require_root("Objects")
+        .unwrap()
+        .require_child("Model")
+        .unwrap();
+    let e = model.get_i64(0).unwrap_err();
+    assert!(
+        matches!(
+            e.location,
+            Location::Text {
+                line: 2,
+                column: 10,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(model.get_i64(1).unwrap(), 5);
+}
+
+#[test]
+fn plain_arrays_borrow_when_aligned() {
+    let tree = [OwnedNode::new("A").with(OwnedValue::F64Array(vec![1.0, 2.0, 3.0]))];
+    let bytes = write_binary(&tree, &WriteOptions::V7400).unwrap();
+    // The array data starts at 27 + 13 + 1 + 13 = 54: copy the file so that it is 8-aligned.
+    let mut aligned: Vec<u64> = vec![0; bytes.len() / 8 + 2];
+    let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut aligned);
+    let data_at = 54usize;
+    let shift = (8 - data_at % 8) % 8;
+    buf[shift..shift + bytes.len()].copy_from_slice(&bytes);
+    let doc = Document::parse(&buf[shift..shift + bytes.len()]).unwrap();
+    let p = doc.root("A").unwrap().property(0).unwrap();
+    let v = p.as_f64_array().unwrap();
+    assert!(matches!(v, Cow::Borrowed(_)));
+    assert_eq!(&*v, &[1.0, 2.0, 3.0]);
+    // Misaligned by one byte: decoded into a Vec, same values.
+    let mut off = vec![0u8];
+    off.extend_from_slice(&buf[shift..shift + bytes.len()]);
+    let doc = Document::parse(&off[1..]).unwrap();
+    let v = doc
+        .root("A")
+        .unwrap()
+        .property(0)
+        .unwrap()
+        .as_f64_array()
+        .unwrap();
+    assert!(matches!(v, Cow::Owned(_)));
+    assert_eq!(&*v, &[1.0, 2.0, 3.0]);
+}

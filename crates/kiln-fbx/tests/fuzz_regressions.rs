@@ -1,0 +1,93 @@
+//! The fuzz targets' oracle (`kiln_fbx::fuzzing`) under `cargo test`, on:
+//! - the minimized corpora of the fuzz runs recorded in docs/fuzzing.md
+//!   (`tests/data/fuzz/<target>.corpus`: inputs cut to 1024 bytes and merged with libFuzzer's
+//!   `-merge=1`, packed as `u32` little-endian length + bytes, one after the other);
+//! - any crash input a run finds, kept as a file in `tests/data/fuzz/crashes/<target>/` (none
+//!   so far);
+//! - the seeds the runs started from (the corpus's FBX files and the writer's output).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use kiln_fbx::fuzzing::{check_ascii, check_binary};
+use kiln_fbx::{Compression, WriteOptions, write_binary};
+use support::{corpus, is_binary, read, sample_tree};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz")
+}
+
+fn unpack(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (len, tail) = rest.split_at(4);
+        let len = u32::from_le_bytes(len.try_into().unwrap()) as usize;
+        let (input, tail) = tail.split_at(len);
+        out.push(input);
+        rest = tail;
+    }
+    out
+}
+
+fn crashes(target: &str) -> Vec<Vec<u8>> {
+    let dir = data().join("crashes").join(target);
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    rd.flatten().map(|e| read(&e.path())).collect()
+}
+
+#[test]
+fn minimized_fuzz_corpora_and_crash_inputs() {
+    let binary = read(&data().join("fbx_binary.corpus"));
+    let inputs = unpack(&binary);
+    assert_eq!(inputs.len(), 176);
+    for input in inputs {
+        check_binary(input);
+    }
+    let ascii = read(&data().join("fbx_ascii.corpus"));
+    let inputs = unpack(&ascii);
+    assert_eq!(inputs.len(), 625);
+    for input in inputs {
+        check_ascii(input);
+    }
+    for input in crashes("fbx_binary") {
+        check_binary(&input);
+    }
+    for input in crashes("fbx_ascii") {
+        check_ascii(&input);
+    }
+}
+
+#[test]
+fn the_oracle_holds_on_the_seeds() {
+    for path in corpus() {
+        let bytes = read(&path);
+        if is_binary(&bytes) {
+            check_binary(&bytes);
+        } else {
+            check_ascii(&bytes);
+        }
+    }
+    for version in [6100, 7400, 7500, 7700] {
+        for compression in [
+            Compression::None,
+            Compression::Zlib {
+                level: 6,
+                min_bytes: 0,
+            },
+        ] {
+            let bytes = write_binary(
+                &sample_tree(),
+                &WriteOptions {
+                    version,
+                    compression,
+                },
+            )
+            .unwrap();
+            check_binary(&bytes);
+        }
+    }
+}
