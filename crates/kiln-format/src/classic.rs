@@ -133,7 +133,7 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 /// little-endian order: one copy on little-endian targets.
 #[cfg(target_endian = "little")]
 fn put_words<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
-    const { assert!(core::mem::size_of::<T>() % 4 == 0 && core::mem::align_of::<T>() == 4) };
+    const { assert!(core::mem::size_of::<T>().is_multiple_of(4) && core::mem::align_of::<T>() == 4) };
     out.extend_from_slice(bytemuck::cast_slice(items));
 }
 
@@ -313,7 +313,7 @@ impl<'a> Reader<'a> {
 
     /// A `u32`-counted array of `T` (made of 4-byte words), copied out of the file.
     fn array<T: bytemuck::Pod>(&mut self, element: Element) -> Result<Vec<T>, FormatError> {
-        const { assert!(core::mem::size_of::<T>() % 4 == 0 && core::mem::align_of::<T>() == 4) };
+        const { assert!(core::mem::size_of::<T>().is_multiple_of(4) && core::mem::align_of::<T>() == 4) };
         let size = core::mem::size_of::<T>();
         let count = self.count(element, size)? as usize;
         // `count` checked: count * size <= left.

@@ -1,0 +1,66 @@
+//! The kiln layout: zero-copy `.mesh` and `.clip` files (specified in `docs/format.md`).
+//!
+//! A file is a 32-byte header (magic, checksum, version, section count, file size), a table of
+//! 32-byte section entries (kind, offset, length, element size, count), and the sections, each
+//! at a multiple of 16 bytes: a string table, fixed-size records, and flat little-endian
+//! arrays. A reader checks the table and the references once ([`MeshView::parse`],
+//! [`ClipView::parse`]) and then hands out `&[T]` straight from the bytes.
+//!
+//! - Writing: [`write_mesh`] (with [`MeshOptions`]: quantisation, offset matrices) and
+//!   [`write_clip`].
+//! - Reading: [`MeshView`], [`ClipView`]; [`verify_checksum`] is a separate, optional pass.
+//! - [`quantize`]: the compact encodings and their error bounds.
+//!
+//! Only on little-endian targets (the views are casts of the file's bytes).
+
+mod error;
+pub mod quantize;
+pub mod spec;
+mod view;
+mod write;
+
+pub use error::{Kind, LayoutError, WriteError};
+pub use spec::{BoneKey, Section};
+pub use view::{
+    BoneView, ClipView, Directions, FileType, Indices, MaterialView, MeshView, PartView, Positions,
+    Sections, TexCoords, Weights, checksum, verify_checksum,
+};
+pub use write::{MeshOptions, Quantize, write_clip, write_mesh};
+
+use alloc::vec::Vec;
+
+/// An owned byte buffer that starts 16-byte aligned, for reading a file into memory before
+/// parsing it (a `Vec<u8>` only promises 1-byte alignment).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AlignedBytes {
+    words: Vec<u128>,
+    len: usize,
+}
+
+impl AlignedBytes {
+    /// A copy of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        let mut words = alloc::vec![0u128; bytes.len().div_ceil(16)];
+        let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+        if let Some(d) = dst.get_mut(..bytes.len()) {
+            d.copy_from_slice(bytes);
+        }
+        AlignedBytes {
+            words,
+            len: bytes.len(),
+        }
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        let all: &[u8] = bytemuck::cast_slice(&self.words);
+        all.get(..self.len).unwrap_or_default()
+    }
+}
+
+impl core::ops::Deref for AlignedBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}

@@ -1,0 +1,295 @@
+//! The constants and fixed-size records of the kiln layout, exactly as `docs/format.md` gives
+//! them. Every record is `#[repr(C)]`, made of 4-byte (or smaller) little-endian fields with no
+//! padding, so a validated section is handed out as `&[Record]` with `bytemuck`.
+
+use crate::model::Matrix;
+
+/// First 8 bytes of a kiln-layout `.mesh`.
+pub const MESH_MAGIC: [u8; 8] = *b"KILNMESH";
+/// First 8 bytes of a kiln-layout `.clip`.
+pub const CLIP_MAGIC: [u8; 8] = *b"KILNCLIP";
+/// The major version this crate writes and reads. A file with a larger major is refused.
+pub const VERSION_MAJOR: u16 = 1;
+/// The minor version this crate writes. Any minor of the same major is read.
+pub const VERSION_MINOR: u16 = 0;
+/// Size of the file header in bytes.
+pub const HEADER_SIZE: usize = 32;
+/// Size of one section-table entry in bytes.
+pub const SECTION_ENTRY_SIZE: usize = 32;
+/// Every section starts at a multiple of this (from the start of the file).
+pub const ALIGNMENT: usize = 16;
+/// "No such thing" in an index field (material, texture).
+pub const NONE: u32 = u32::MAX;
+/// The checksum covers the file from this offset to its end.
+pub const CHECKSUM_START: usize = 16;
+/// A section kind with this bit set must be understood by a reader (it refuses the file if it
+/// does not know the kind); kinds without it are skipped when unknown.
+pub const KIND_REQUIRED_BIT: u32 = 0x8000_0000;
+
+/// The section kinds of version 1.
+pub mod kind {
+    /// UTF-8 bytes that the records' [`StrRef`](super::StrRef)s point into. Both file types.
+    pub const STRINGS: u32 = 0x0001;
+
+    /// `.mesh`: [`BoneRecord`](super::BoneRecord)s.
+    pub const BONES: u32 = 0x0101;
+    /// `.mesh`: [`PartRecord`](super::PartRecord)s.
+    pub const PARTS: u32 = 0x0102;
+    /// `.mesh`: [`MaterialRecord`](super::MaterialRecord)s.
+    pub const MATERIALS: u32 = 0x0103;
+    /// `.mesh`: [`TextureRecord`](super::TextureRecord)s.
+    pub const TEXTURES: u32 = 0x0104;
+    /// `.mesh`: one [`QuantizationRecord`](super::QuantizationRecord).
+    pub const QUANTIZATION: u32 = 0x0105;
+    /// `.mesh`: `f32×3` per vertex.
+    pub const POSITIONS_F32: u32 = 0x0110;
+    /// `.mesh`: `u16×4` per vertex (x, y, z unorm16 against the bounds, w = 0).
+    pub const POSITIONS_UNORM16: u32 = 0x0111;
+    /// `.mesh`: `f32×3` per vertex.
+    pub const NORMALS_F32: u32 = 0x0112;
+    /// `.mesh`: `i16×2` per vertex, octahedral snorm16.
+    pub const NORMALS_OCT16: u32 = 0x0113;
+    /// `.mesh`: `f32×3` per vertex.
+    pub const TANGENTS_F32: u32 = 0x0114;
+    /// `.mesh`: `i16×2` per vertex, octahedral snorm16.
+    pub const TANGENTS_OCT16: u32 = 0x0115;
+    /// `.mesh`: `f32×2` per vertex.
+    pub const UVS_F32: u32 = 0x0116;
+    /// `.mesh`: `u16×2` per vertex, unorm16 against the UV bounds.
+    pub const UVS_UNORM16: u32 = 0x0117;
+    /// `.mesh`: `u16×4` per vertex, bone indices.
+    pub const JOINTS_U16: u32 = 0x0118;
+    /// `.mesh`: `f32×4` per vertex.
+    pub const WEIGHTS_F32: u32 = 0x0119;
+    /// `.mesh`: `u8×4` per vertex, unorm8 summing to 255 (or all 0).
+    pub const WEIGHTS_UNORM8: u32 = 0x011A;
+    /// `.mesh`: `u16` triangle-list indices, local to their part.
+    pub const INDICES_U16: u32 = 0x0120;
+    /// `.mesh`: `u32` triangle-list indices, local to their part.
+    pub const INDICES_U32: u32 = 0x0121;
+
+    /// `.clip`: one [`ClipRecord`](super::ClipRecord).
+    pub const CLIP: u32 = 0x0201;
+    /// `.clip`: [`TrackRecord`](super::TrackRecord)s.
+    pub const TRACKS: u32 = 0x0202;
+    /// `.clip`: `f32` per frame, the frame's time in frames.
+    pub const FRAME_TIMES: u32 = 0x0203;
+    /// `.clip`: [`BoneKey`](super::BoneKey)s, frame-major.
+    pub const KEYS: u32 = 0x0204;
+}
+
+/// The name of a section kind of version 1 (`"POSITIONS_F32"`), `None` for an unknown one.
+pub fn kind_name(k: u32) -> Option<&'static str> {
+    Some(match k {
+        kind::STRINGS => "STRINGS",
+        kind::BONES => "BONES",
+        kind::PARTS => "PARTS",
+        kind::MATERIALS => "MATERIALS",
+        kind::TEXTURES => "TEXTURES",
+        kind::QUANTIZATION => "QUANTIZATION",
+        kind::POSITIONS_F32 => "POSITIONS_F32",
+        kind::POSITIONS_UNORM16 => "POSITIONS_UNORM16",
+        kind::NORMALS_F32 => "NORMALS_F32",
+        kind::NORMALS_OCT16 => "NORMALS_OCT16",
+        kind::TANGENTS_F32 => "TANGENTS_F32",
+        kind::TANGENTS_OCT16 => "TANGENTS_OCT16",
+        kind::UVS_F32 => "UVS_F32",
+        kind::UVS_UNORM16 => "UVS_UNORM16",
+        kind::JOINTS_U16 => "JOINTS_U16",
+        kind::WEIGHTS_F32 => "WEIGHTS_F32",
+        kind::WEIGHTS_UNORM8 => "WEIGHTS_UNORM8",
+        kind::INDICES_U16 => "INDICES_U16",
+        kind::INDICES_U32 => "INDICES_U32",
+        kind::CLIP => "CLIP",
+        kind::TRACKS => "TRACKS",
+        kind::FRAME_TIMES => "FRAME_TIMES",
+        kind::KEYS => "KEYS",
+        _ => return None,
+    })
+}
+
+/// The element size a section kind of version 1 must declare, `None` for an unknown kind.
+pub fn element_size_of(k: u32) -> Option<u32> {
+    Some(match k {
+        kind::STRINGS => 1,
+        kind::BONES => BONE_RECORD_SIZE as u32,
+        kind::PARTS => PART_RECORD_SIZE as u32,
+        kind::MATERIALS => MATERIAL_RECORD_SIZE as u32,
+        kind::TEXTURES => TEXTURE_RECORD_SIZE as u32,
+        kind::QUANTIZATION => QUANTIZATION_RECORD_SIZE as u32,
+        kind::POSITIONS_F32 | kind::NORMALS_F32 | kind::TANGENTS_F32 => 12,
+        kind::POSITIONS_UNORM16 | kind::UVS_F32 | kind::JOINTS_U16 => 8,
+        kind::NORMALS_OCT16 | kind::TANGENTS_OCT16 | kind::UVS_UNORM16 | kind::WEIGHTS_UNORM8 => 4,
+        kind::WEIGHTS_F32 => 16,
+        kind::INDICES_U16 => 2,
+        kind::INDICES_U32 | kind::FRAME_TIMES => 4,
+        kind::CLIP => CLIP_RECORD_SIZE as u32,
+        kind::TRACKS => TRACK_RECORD_SIZE as u32,
+        kind::KEYS => BONE_KEY_SIZE as u32,
+        _ => return None,
+    })
+}
+
+/// A string: `length` UTF-8 bytes at `offset` from the start of the STRINGS section.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct StrRef {
+    pub offset: u32,
+    pub length: u32,
+}
+
+/// One bone (144 bytes). Its index is its position in the BONES section.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BoneRecord {
+    /// Index of the parent bone, smaller than this bone's; -1 for a root.
+    pub parent: i32,
+    pub name: StrRef,
+    /// 0.
+    pub reserved: u32,
+    /// Root-space bind transform (engine convention: row vectors, row-major).
+    pub bind: Matrix,
+    /// Offset (inverse bind) matrix: takes a root-space vertex into the bone's space.
+    pub offset: Matrix,
+}
+/// Size of [`BoneRecord`].
+pub const BONE_RECORD_SIZE: usize = 144;
+const _: () = assert!(core::mem::size_of::<BoneRecord>() == BONE_RECORD_SIZE);
+
+/// One mesh part (48 bytes): a contiguous range of the vertex streams and of the indices.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PartRecord {
+    /// Name of the node the part hangs from.
+    pub name: StrRef,
+    /// Name of the part's material, as in the material XML.
+    pub material_name: StrRef,
+    /// Bone of the node the part hangs from, or -1.
+    pub bone: i32,
+    /// Index into MATERIALS of the material named `material_name`, or [`NONE`].
+    pub material: u32,
+    pub first_vertex: u32,
+    pub vertex_count: u32,
+    pub first_index: u32,
+    pub index_count: u32,
+    /// 0.
+    pub reserved: [u32; 2],
+}
+/// Size of [`PartRecord`].
+pub const PART_RECORD_SIZE: usize = 48;
+const _: () = assert!(core::mem::size_of::<PartRecord>() == PART_RECORD_SIZE);
+
+/// One material (96 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MaterialRecord {
+    pub name: StrRef,
+    /// Index into TEXTURES, or [`NONE`].
+    pub diffuse_texture: u32,
+    pub specular_texture: u32,
+    pub normal_texture: u32,
+    /// 0.
+    pub reserved: [u32; 3],
+    pub ambient: [f32; 4],
+    pub diffuse: [f32; 4],
+    /// RGB specular colour; A is the shininess exponent.
+    pub specular: [f32; 4],
+    pub emissive: [f32; 4],
+}
+/// Size of [`MaterialRecord`].
+pub const MATERIAL_RECORD_SIZE: usize = 96;
+const _: () = assert!(core::mem::size_of::<MaterialRecord>() == MATERIAL_RECORD_SIZE);
+
+/// One texture reference (16 bytes): a file name without folders, next to the `.mesh`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TextureRecord {
+    pub path: StrRef,
+    /// 0.
+    pub reserved: [u32; 2],
+}
+/// Size of [`TextureRecord`].
+pub const TEXTURE_RECORD_SIZE: usize = 16;
+const _: () = assert!(core::mem::size_of::<TextureRecord>() == TEXTURE_RECORD_SIZE);
+
+/// The bounds that unorm16 streams are quantised against (48 bytes).
+/// A value decodes as `min + extent * (q / 65535)`, computed in `f32`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct QuantizationRecord {
+    /// x, y, z, and 0.
+    pub position_min: [f32; 4],
+    /// x, y, z (each ≥ 0), and 0.
+    pub position_extent: [f32; 4],
+    pub uv_min: [f32; 2],
+    pub uv_extent: [f32; 2],
+}
+/// Size of [`QuantizationRecord`].
+pub const QUANTIZATION_RECORD_SIZE: usize = 48;
+const _: () = assert!(core::mem::size_of::<QuantizationRecord>() == QUANTIZATION_RECORD_SIZE);
+
+/// The `.clip` header record (32 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ClipRecord {
+    pub name: StrRef,
+    /// Length in frames.
+    pub duration: f32,
+    /// Frames per second.
+    pub frame_rate: f32,
+    pub frame_count: u32,
+    pub track_count: u32,
+    /// 0.
+    pub reserved: [u32; 2],
+}
+/// Size of [`ClipRecord`].
+pub const CLIP_RECORD_SIZE: usize = 32;
+const _: () = assert!(core::mem::size_of::<ClipRecord>() == CLIP_RECORD_SIZE);
+
+/// One track of a `.clip` (16 bytes): the bone it drives, by name.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TrackRecord {
+    pub bone_name: StrRef,
+    /// 0.
+    pub reserved: [u32; 2],
+}
+/// Size of [`TrackRecord`].
+pub const TRACK_RECORD_SIZE: usize = 16;
+const _: () = assert!(core::mem::size_of::<TrackRecord>() == TRACK_RECORD_SIZE);
+
+/// One bone's local transform at one frame (40 bytes): a [`Keyframe`](crate::Keyframe) without
+/// its time, which FRAME_TIMES holds once per frame.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BoneKey {
+    pub scale: [f32; 3],
+    /// Quaternion x, y, z, w.
+    pub rotation: [f32; 4],
+    pub translation: [f32; 3],
+}
+/// Size of [`BoneKey`].
+pub const BONE_KEY_SIZE: usize = 40;
+const _: () = assert!(core::mem::size_of::<BoneKey>() == BONE_KEY_SIZE);
+
+/// One entry of the section table, decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// A [`kind`] constant (or an unknown kind, skipped).
+    pub kind: u32,
+    /// 0 in version 1; readers ignore it.
+    pub flags: u32,
+    /// From the start of the file; a multiple of [`ALIGNMENT`].
+    pub offset: u64,
+    /// In bytes; `element_size * count`.
+    pub length: u64,
+    pub element_size: u32,
+    pub count: u32,
+}
+
+impl Section {
+    /// The kind's name (`"BONES"`), or `None` when unknown to this version.
+    pub fn kind_name(&self) -> Option<&'static str> {
+        kind_name(self.kind)
+    }
+}

@@ -1,0 +1,619 @@
+//! The kiln-layout writer: [`write_mesh`] and [`write_clip`].
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use super::error::WriteError;
+use super::quantize::{oct_encode, unorm16_encode, weights_encode};
+use super::spec::*;
+use crate::model::{Clip, MaterialData, Matrix, Model, Vertex};
+
+/// Which vertex streams [`write_mesh`] stores compactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Quantize {
+    /// Every stream in `f32` (68 bytes per vertex); bit-exact.
+    #[default]
+    None,
+    /// Normals and tangents octahedral snorm16, UVs unorm16, weights unorm8; positions stay
+    /// `f32` (36 bytes per vertex).
+    Attributes,
+    /// As [`Quantize::Attributes`], and positions unorm16 against the bounds (32 bytes).
+    AttributesAndPositions,
+}
+
+/// Options of [`write_mesh`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MeshOptions<'a> {
+    pub quantize: Quantize,
+    /// One offset (inverse bind) matrix per bone, as the skin clusters give them. `None`
+    /// computes each as the inverse of the bone's bind transform (a zero matrix where that is
+    /// singular).
+    pub offset_matrices: Option<&'a [Matrix]>,
+}
+
+/// Encodes a model and its materials as a kiln-layout `.mesh`.
+///
+/// The model must be what the layout can express (which `kiln-anim::extract` guarantees):
+/// bone `index` equal to its position, parents earlier than their children, part bones -1 or
+/// a bone, triangle lists with indices below the part's vertex count, integer blend indices
+/// below 65536, and (when quantising) finite positions and UVs.
+pub fn write_mesh(
+    model: &Model,
+    materials: &[MaterialData],
+    options: &MeshOptions<'_>,
+) -> Result<Vec<u8>, WriteError> {
+    let mut strings = Strings::default();
+    let bone_count = count_u32("bones", model.bones.len())?;
+
+    // Bones.
+    if let Some(m) = options.offset_matrices
+        && m.len() != model.bones.len()
+    {
+        return Err(WriteError::OffsetMatrices {
+            given: m.len(),
+            bones: model.bones.len(),
+        });
+    }
+    let mut bones = Vec::with_capacity(model.bones.len());
+    for (i, b) in model.bones.iter().enumerate() {
+        if b.index as i64 != i as i64 {
+            return Err(WriteError::BoneIndex {
+                bone: i,
+                index: b.index,
+            });
+        }
+        if b.parent < -1 || b.parent as i64 >= i as i64 {
+            return Err(WriteError::BoneParent {
+                bone: i,
+                parent: b.parent,
+            });
+        }
+        let offset = match options.offset_matrices {
+            Some(m) => m.get(i).copied().unwrap_or([0.0; 16]),
+            None => invert(&b.transform),
+        };
+        bones.push(BoneRecord {
+            parent: b.parent,
+            name: strings.add(&b.name)?,
+            reserved: 0,
+            bind: b.transform,
+            offset,
+        });
+    }
+
+    // Textures and materials.
+    let mut textures = Textures::default();
+    let mut material_records = Vec::with_capacity(materials.len());
+    count_u32("materials", materials.len())?;
+    for m in materials {
+        let name = strings.add(&m.name)?;
+        let diffuse_texture = textures.add(&m.diffuse_file, &mut strings)?;
+        let specular_texture = textures.add(&m.specular_file, &mut strings)?;
+        let normal_texture = textures.add(&m.normal_file, &mut strings)?;
+        material_records.push(MaterialRecord {
+            name,
+            diffuse_texture,
+            specular_texture,
+            normal_texture,
+            reserved: [0; 3],
+            ambient: m.ambient,
+            diffuse: m.diffuse,
+            specular: m.specular,
+            emissive: m.emissive,
+        });
+    }
+
+    // Parts, and the totals.
+    let mut parts = Vec::with_capacity(model.meshes.len());
+    count_u32("mesh parts", model.meshes.len())?;
+    let mut vertex_total = 0usize;
+    let mut index_total = 0usize;
+    let mut max_index = 0u32;
+    for (p, mesh) in model.meshes.iter().enumerate() {
+        if mesh.bone_index < -1 || mesh.bone_index as i64 >= bone_count as i64 {
+            return Err(WriteError::PartBone {
+                part: p,
+                bone: mesh.bone_index,
+            });
+        }
+        if mesh.indices.len() % 3 != 0 {
+            return Err(WriteError::NotTriangles {
+                part: p,
+                count: mesh.indices.len(),
+            });
+        }
+        for &index in &mesh.indices {
+            if index as usize >= mesh.vertices.len() {
+                return Err(WriteError::IndexOutOfRange {
+                    part: p,
+                    index,
+                    vertex_count: mesh.vertices.len(),
+                });
+            }
+            max_index = max_index.max(index);
+        }
+        for (v, vertex) in mesh.vertices.iter().enumerate() {
+            for &j in &vertex.blend_indices {
+                if !((0.0..=65535.0).contains(&j) && libm::floorf(j) == j) {
+                    return Err(WriteError::BlendIndex {
+                        part: p,
+                        vertex: v,
+                        value: j,
+                    });
+                }
+            }
+        }
+        let material = materials
+            .iter()
+            .position(|m| m.name == mesh.material_name)
+            .map_or(NONE, |i| i as u32);
+        parts.push(PartRecord {
+            name: strings.add(&mesh.name)?,
+            material_name: strings.add(&mesh.material_name)?,
+            bone: mesh.bone_index,
+            material,
+            first_vertex: count_u32("vertices", vertex_total)?,
+            vertex_count: count_u32("vertices", mesh.vertices.len())?,
+            first_index: count_u32("indices", index_total)?,
+            index_count: count_u32("indices", mesh.indices.len())?,
+            reserved: [0; 2],
+        });
+        vertex_total += mesh.vertices.len();
+        index_total += mesh.indices.len();
+    }
+    count_u32("vertices", vertex_total)?;
+    count_u32("indices", index_total)?;
+
+    let vertices = || model.meshes.iter().flat_map(|m| m.vertices.iter());
+    let mut out = FileBuilder::new(MESH_MAGIC);
+    out.push(kind::BONES, &bones);
+    out.push(kind::PARTS, &parts);
+    out.push(kind::MATERIALS, &material_records);
+    out.push(kind::TEXTURES, &textures.records);
+
+    let quantize_attributes = options.quantize != Quantize::None;
+    let quantize_positions = options.quantize == Quantize::AttributesAndPositions;
+    let bounds = if quantize_attributes {
+        Some(bounds(model, quantize_positions)?)
+    } else {
+        None
+    };
+    if let Some(q) = &bounds {
+        out.push(kind::QUANTIZATION, core::slice::from_ref(q));
+    }
+    match &bounds {
+        Some(q) if quantize_positions => {
+            let data: Vec<[u16; 4]> = vertices()
+                .map(|v| {
+                    let c = |a: usize| {
+                        unorm16_encode(v.position[a], q.position_min[a], q.position_extent[a])
+                    };
+                    [c(0), c(1), c(2), 0]
+                })
+                .collect();
+            out.push(kind::POSITIONS_UNORM16, &data);
+        }
+        _ => {
+            let data: Vec<[f32; 3]> = vertices().map(|v| v.position).collect();
+            out.push(kind::POSITIONS_F32, &data);
+        }
+    }
+    match &bounds {
+        Some(q) => {
+            let n: Vec<[i16; 2]> = vertices().map(|v| oct_encode(v.normal)).collect();
+            out.push(kind::NORMALS_OCT16, &n);
+            let t: Vec<[i16; 2]> = vertices().map(|v| oct_encode(v.tangent)).collect();
+            out.push(kind::TANGENTS_OCT16, &t);
+            let uv: Vec<[u16; 2]> = vertices()
+                .map(|v| {
+                    [
+                        unorm16_encode(v.uv[0], q.uv_min[0], q.uv_extent[0]),
+                        unorm16_encode(v.uv[1], q.uv_min[1], q.uv_extent[1]),
+                    ]
+                })
+                .collect();
+            out.push(kind::UVS_UNORM16, &uv);
+        }
+        None => {
+            let n: Vec<[f32; 3]> = vertices().map(|v| v.normal).collect();
+            out.push(kind::NORMALS_F32, &n);
+            let t: Vec<[f32; 3]> = vertices().map(|v| v.tangent).collect();
+            out.push(kind::TANGENTS_F32, &t);
+            let uv: Vec<[f32; 2]> = vertices().map(|v| v.uv).collect();
+            out.push(kind::UVS_F32, &uv);
+        }
+    }
+    let joints: Vec<[u16; 4]> = vertices()
+        .map(|v| v.blend_indices.map(|j| j as u16))
+        .collect();
+    out.push(kind::JOINTS_U16, &joints);
+    if quantize_attributes {
+        let w: Vec<[u8; 4]> = vertices()
+            .map(|v| weights_encode(v.blend_weights))
+            .collect();
+        out.push(kind::WEIGHTS_UNORM8, &w);
+    } else {
+        let w: Vec<[f32; 4]> = vertices().map(|v| v.blend_weights).collect();
+        out.push(kind::WEIGHTS_F32, &w);
+    }
+    if max_index <= u16::MAX as u32 {
+        let idx: Vec<u16> = model
+            .meshes
+            .iter()
+            .flat_map(|m| m.indices.iter().map(|&i| i as u16))
+            .collect();
+        out.push(kind::INDICES_U16, &idx);
+    } else {
+        let idx: Vec<u32> = model
+            .meshes
+            .iter()
+            .flat_map(|m| m.indices.iter().copied())
+            .collect();
+        out.push(kind::INDICES_U32, &idx);
+    }
+    out.push_strings(strings)?;
+    Ok(out.finish())
+}
+
+/// Encodes a clip as a kiln-layout `.clip`: one key per bone per frame, frame-major.
+///
+/// Every track must hold `frame_count` keyframes with the same times as the first track
+/// (what resampling produces); the times are stored once.
+pub fn write_clip(clip: &Clip) -> Result<Vec<u8>, WriteError> {
+    let mut strings = Strings::default();
+    let frames = clip.frame_count as usize;
+    let track_count = count_u32("tracks", clip.tracks.len())?;
+    for (t, track) in clip.tracks.iter().enumerate() {
+        if track.keyframes.len() != frames {
+            return Err(WriteError::TrackLength {
+                track: t,
+                count: track.keyframes.len(),
+                frame_count: clip.frame_count,
+            });
+        }
+    }
+    let times: Vec<f32> = match clip.tracks.first() {
+        Some(first) => first.keyframes.iter().map(|k| k.time).collect(),
+        None => (0..frames).map(|f| f as f32).collect(),
+    };
+    for (t, track) in clip.tracks.iter().enumerate() {
+        for (f, (k, &expected)) in track.keyframes.iter().zip(&times).enumerate() {
+            if k.time.to_bits() != expected.to_bits() {
+                return Err(WriteError::TrackTimes {
+                    track: t,
+                    frame: f,
+                    time: k.time,
+                    expected,
+                });
+            }
+        }
+    }
+    let key_count = frames
+        .checked_mul(clip.tracks.len())
+        .ok_or(WriteError::TooMany {
+            what: "keys",
+            count: usize::MAX,
+        })?;
+    count_u32("keys", key_count)?;
+    let mut keys = Vec::with_capacity(key_count);
+    for f in 0..frames {
+        for track in &clip.tracks {
+            if let Some(k) = track.keyframes.get(f) {
+                keys.push(BoneKey {
+                    scale: k.scale,
+                    rotation: k.rotation,
+                    translation: k.translation,
+                });
+            }
+        }
+    }
+    let info = ClipRecord {
+        name: strings.add(&clip.name)?,
+        duration: clip.duration,
+        frame_rate: clip.frame_rate,
+        frame_count: clip.frame_count,
+        track_count,
+        reserved: [0; 2],
+    };
+    let mut tracks = Vec::with_capacity(clip.tracks.len());
+    for track in &clip.tracks {
+        tracks.push(TrackRecord {
+            bone_name: strings.add(&track.bone_name)?,
+            reserved: [0; 2],
+        });
+    }
+    let mut out = FileBuilder::new(CLIP_MAGIC);
+    out.push(kind::CLIP, core::slice::from_ref(&info));
+    out.push(kind::TRACKS, &tracks);
+    out.push(kind::FRAME_TIMES, &times);
+    out.push(kind::KEYS, &keys);
+    out.push_strings(strings)?;
+    Ok(out.finish())
+}
+
+fn count_u32(what: &'static str, count: usize) -> Result<u32, WriteError> {
+    u32::try_from(count).map_err(|_| WriteError::TooMany { what, count })
+}
+
+/// The quantisation bounds of all vertices (positions only when they are quantised).
+fn bounds(model: &Model, positions: bool) -> Result<QuantizationRecord, WriteError> {
+    let mut pmin = [f32::INFINITY; 3];
+    let mut pmax = [f32::NEG_INFINITY; 3];
+    let mut umin = [f32::INFINITY; 2];
+    let mut umax = [f32::NEG_INFINITY; 2];
+    for (p, mesh) in model.meshes.iter().enumerate() {
+        for (v, vertex) in mesh.vertices.iter().enumerate() {
+            if positions {
+                if !vertex.position.iter().all(|c| c.is_finite()) {
+                    return Err(WriteError::NotFinite {
+                        part: p,
+                        vertex: v,
+                        what: "position",
+                    });
+                }
+                for a in 0..3 {
+                    pmin[a] = pmin[a].min(vertex.position[a]);
+                    pmax[a] = pmax[a].max(vertex.position[a]);
+                }
+            }
+            if !vertex.uv.iter().all(|c| c.is_finite()) {
+                return Err(WriteError::NotFinite {
+                    part: p,
+                    vertex: v,
+                    what: "uv",
+                });
+            }
+            for a in 0..2 {
+                umin[a] = umin[a].min(vertex.uv[a]);
+                umax[a] = umax[a].max(vertex.uv[a]);
+            }
+        }
+    }
+    let extent = |lo: f32, hi: f32| {
+        if lo.is_finite() && hi.is_finite() {
+            // Rounded up so that min + extent reaches hi.
+            let e = hi - lo;
+            if lo + e < hi { next_up(e) } else { e }
+        } else {
+            0.0
+        }
+    };
+    let fix = |lo: f32| if lo.is_finite() { lo } else { 0.0 };
+    let finite = |e: f32, what| {
+        if e.is_finite() {
+            Ok(e)
+        } else {
+            Err(WriteError::QuantizationRange { what })
+        }
+    };
+    let mut q = QuantizationRecord::default();
+    if positions {
+        for a in 0..3 {
+            q.position_extent[a] = finite(extent(pmin[a], pmax[a]), "position")?;
+            q.position_min[a] = fix(pmin[a]);
+        }
+    }
+    for a in 0..2 {
+        q.uv_extent[a] = finite(extent(umin[a], umax[a]), "uv")?;
+        q.uv_min[a] = fix(umin[a]);
+    }
+    Ok(q)
+}
+
+fn next_up(x: f32) -> f32 {
+    if x.is_finite() && x >= 0.0 {
+        f32::from_bits(x.to_bits() + 1)
+    } else {
+        x
+    }
+}
+
+/// The inverse of a 4x4 matrix (cofactors, in `f64`), zeros where it is singular.
+pub(crate) fn invert(m: &Matrix) -> Matrix {
+    let a: [f64; 16] = m.map(|v| v as f64);
+    let mut inv = [0f64; 16];
+    inv[0] = a[5] * a[10] * a[15] - a[5] * a[11] * a[14] - a[9] * a[6] * a[15]
+        + a[9] * a[7] * a[14]
+        + a[13] * a[6] * a[11]
+        - a[13] * a[7] * a[10];
+    inv[4] = -a[4] * a[10] * a[15] + a[4] * a[11] * a[14] + a[8] * a[6] * a[15]
+        - a[8] * a[7] * a[14]
+        - a[12] * a[6] * a[11]
+        + a[12] * a[7] * a[10];
+    inv[8] = a[4] * a[9] * a[15] - a[4] * a[11] * a[13] - a[8] * a[5] * a[15]
+        + a[8] * a[7] * a[13]
+        + a[12] * a[5] * a[11]
+        - a[12] * a[7] * a[9];
+    inv[12] = -a[4] * a[9] * a[14] + a[4] * a[10] * a[13] + a[8] * a[5] * a[14]
+        - a[8] * a[6] * a[13]
+        - a[12] * a[5] * a[10]
+        + a[12] * a[6] * a[9];
+    inv[1] = -a[1] * a[10] * a[15] + a[1] * a[11] * a[14] + a[9] * a[2] * a[15]
+        - a[9] * a[3] * a[14]
+        - a[13] * a[2] * a[11]
+        + a[13] * a[3] * a[10];
+    inv[5] = a[0] * a[10] * a[15] - a[0] * a[11] * a[14] - a[8] * a[2] * a[15]
+        + a[8] * a[3] * a[14]
+        + a[12] * a[2] * a[11]
+        - a[12] * a[3] * a[10];
+    inv[9] = -a[0] * a[9] * a[15] + a[0] * a[11] * a[13] + a[8] * a[1] * a[15]
+        - a[8] * a[3] * a[13]
+        - a[12] * a[1] * a[11]
+        + a[12] * a[3] * a[9];
+    inv[13] = a[0] * a[9] * a[14] - a[0] * a[10] * a[13] - a[8] * a[1] * a[14]
+        + a[8] * a[2] * a[13]
+        + a[12] * a[1] * a[10]
+        - a[12] * a[2] * a[9];
+    inv[2] = a[1] * a[6] * a[15] - a[1] * a[7] * a[14] - a[5] * a[2] * a[15]
+        + a[5] * a[3] * a[14]
+        + a[13] * a[2] * a[7]
+        - a[13] * a[3] * a[6];
+    inv[6] = -a[0] * a[6] * a[15] + a[0] * a[7] * a[14] + a[4] * a[2] * a[15]
+        - a[4] * a[3] * a[14]
+        - a[12] * a[2] * a[7]
+        + a[12] * a[3] * a[6];
+    inv[10] = a[0] * a[5] * a[15] - a[0] * a[7] * a[13] - a[4] * a[1] * a[15]
+        + a[4] * a[3] * a[13]
+        + a[12] * a[1] * a[7]
+        - a[12] * a[3] * a[5];
+    inv[14] = -a[0] * a[5] * a[14] + a[0] * a[6] * a[13] + a[4] * a[1] * a[14]
+        - a[4] * a[2] * a[13]
+        - a[12] * a[1] * a[6]
+        + a[12] * a[2] * a[5];
+    inv[3] = -a[1] * a[6] * a[11] + a[1] * a[7] * a[10] + a[5] * a[2] * a[11]
+        - a[5] * a[3] * a[10]
+        - a[9] * a[2] * a[7]
+        + a[9] * a[3] * a[6];
+    inv[7] = a[0] * a[6] * a[11] - a[0] * a[7] * a[10] - a[4] * a[2] * a[11]
+        + a[4] * a[3] * a[10]
+        + a[8] * a[2] * a[7]
+        - a[8] * a[3] * a[6];
+    inv[11] = -a[0] * a[5] * a[11] + a[0] * a[7] * a[9] + a[4] * a[1] * a[11]
+        - a[4] * a[3] * a[9]
+        - a[8] * a[1] * a[7]
+        + a[8] * a[3] * a[5];
+    inv[15] = a[0] * a[5] * a[10] - a[0] * a[6] * a[9] - a[4] * a[1] * a[10]
+        + a[4] * a[2] * a[9]
+        + a[8] * a[1] * a[6]
+        - a[8] * a[2] * a[5];
+    let det = a[0] * inv[0] + a[1] * inv[4] + a[2] * inv[8] + a[3] * inv[12];
+    if det == 0.0 || !det.is_finite() {
+        return [0.0; 16];
+    }
+    inv.map(|v| (v / det) as f32)
+}
+
+/// The TEXTURES section being built: one record per distinct file name.
+#[derive(Default)]
+struct Textures {
+    records: Vec<TextureRecord>,
+    ids: BTreeMap<alloc::string::String, u32>,
+}
+
+impl Textures {
+    /// The index of texture `name`, added when new; [`NONE`] for an empty name.
+    fn add(&mut self, name: &str, strings: &mut Strings) -> Result<u32, WriteError> {
+        if name.is_empty() {
+            return Ok(NONE);
+        }
+        if let Some(&id) = self.ids.get(name) {
+            return Ok(id);
+        }
+        let id = count_u32("textures", self.records.len())?;
+        self.records.push(TextureRecord {
+            path: strings.add(name)?,
+            reserved: [0; 2],
+        });
+        self.ids.insert(name.into(), id);
+        Ok(id)
+    }
+}
+
+/// Deduplicating string table.
+#[derive(Default)]
+struct Strings {
+    bytes: Vec<u8>,
+    seen: BTreeMap<alloc::string::String, StrRef>,
+}
+
+impl Strings {
+    fn add(&mut self, s: &str) -> Result<StrRef, WriteError> {
+        if let Some(r) = self.seen.get(s) {
+            return Ok(*r);
+        }
+        let r = StrRef {
+            offset: count_u32("string table bytes", self.bytes.len())?,
+            length: count_u32("string bytes", s.len())?,
+        };
+        count_u32("string table bytes", self.bytes.len() + s.len())?;
+        self.bytes.extend_from_slice(s.as_bytes());
+        self.seen.insert(s.into(), r);
+        Ok(r)
+    }
+}
+
+/// Lays sections out after the header and the table, each at the next multiple of 16.
+struct FileBuilder {
+    magic: [u8; 8],
+    sections: Vec<(u32, u32, u32, Vec<u8>)>,
+}
+
+impl FileBuilder {
+    fn new(magic: [u8; 8]) -> Self {
+        FileBuilder {
+            magic,
+            sections: Vec::new(),
+        }
+    }
+
+    /// Adds a section of `items` (whose count the caller has checked fits a `u32`).
+    fn push<T: bytemuck::Pod>(&mut self, kind: u32, items: &[T]) {
+        let size = core::mem::size_of::<T>() as u32;
+        debug_assert_eq!(element_size_of(kind), Some(size));
+        self.sections.push((
+            kind,
+            size,
+            items.len() as u32,
+            bytemuck::cast_slice(items).to_vec(),
+        ));
+    }
+
+    fn push_strings(&mut self, s: Strings) -> Result<(), WriteError> {
+        let n = count_u32("string table bytes", s.bytes.len())?;
+        self.sections.push((kind::STRINGS, 1, n, s.bytes));
+        Ok(())
+    }
+
+    fn finish(self) -> Vec<u8> {
+        let align = |n: usize| n.div_ceil(ALIGNMENT) * ALIGNMENT;
+        let table_end = HEADER_SIZE + SECTION_ENTRY_SIZE * self.sections.len();
+        let mut offsets = Vec::with_capacity(self.sections.len());
+        let mut end = table_end;
+        for (_, _, _, bytes) in &self.sections {
+            let start = align(end);
+            offsets.push(start);
+            end = start + bytes.len();
+        }
+        let mut out = Vec::with_capacity(end);
+        out.extend_from_slice(&self.magic);
+        out.extend_from_slice(&0u64.to_le_bytes());
+        out.extend_from_slice(&VERSION_MAJOR.to_le_bytes());
+        out.extend_from_slice(&VERSION_MINOR.to_le_bytes());
+        out.extend_from_slice(&(self.sections.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(end as u64).to_le_bytes());
+        for ((kind, size, count, bytes), &offset) in self.sections.iter().zip(&offsets) {
+            out.extend_from_slice(&kind.to_le_bytes());
+            out.extend_from_slice(&0u32.to_le_bytes());
+            out.extend_from_slice(&(offset as u64).to_le_bytes());
+            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out.extend_from_slice(&size.to_le_bytes());
+            out.extend_from_slice(&count.to_le_bytes());
+        }
+        for ((_, _, _, bytes), &offset) in self.sections.iter().zip(&offsets) {
+            out.resize(offset, 0);
+            out.extend_from_slice(bytes);
+        }
+        let sum = super::checksum(&out);
+        out[8..16].copy_from_slice(&sum.to_le_bytes());
+        out
+    }
+}
+
+/// A [`Vertex`] rebuilt from stream values (used by the views' `to_model`).
+pub(crate) fn vertex_from(
+    position: [f32; 3],
+    uv: [f32; 2],
+    normal: [f32; 3],
+    tangent: [f32; 3],
+    joints: [u16; 4],
+    weights: [f32; 4],
+) -> Vertex {
+    Vertex {
+        position,
+        uv,
+        normal,
+        tangent,
+        blend_indices: joints.map(|j| j as f32),
+        blend_weights: weights,
+    }
+}

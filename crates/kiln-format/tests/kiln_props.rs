@@ -1,0 +1,454 @@
+//! Property tests of the kiln layout: writer → view round trips for arbitrary models and clips
+//! (bit for bit without quantisation), and every truncation and random byte flip of a valid
+//! file gives an error or a valid view, never a panic; a view of a flipped file never passes
+//! the checksum.
+
+use kiln_format::kiln::{
+    AlignedBytes, ClipView, MeshOptions, MeshView, Quantize, write_clip, write_mesh,
+};
+use kiln_format::{Bone, Clip, Keyframe, MaterialData, MeshPart, Model, Track, Vertex};
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+
+fn name() -> impl Strategy<Value = String> {
+    prop_oneof![Just(String::new()), "[a-z]{1,8}", "\\PC{0,6}",]
+}
+
+fn bits32() -> impl Strategy<Value = f32> {
+    any::<u32>().prop_map(f32::from_bits)
+}
+
+fn vertex() -> impl Strategy<Value = Vertex> {
+    (
+        prop::array::uniform3(bits32()),
+        prop::array::uniform2(bits32()),
+        prop::array::uniform3(bits32()),
+        prop::array::uniform3(bits32()),
+        prop::array::uniform4(0u16..=u16::MAX),
+        prop::array::uniform4(bits32()),
+    )
+        .prop_map(|(position, uv, normal, tangent, j, blend_weights)| Vertex {
+            position,
+            uv,
+            normal,
+            tangent,
+            blend_indices: j.map(|j| j as f32),
+            blend_weights,
+        })
+}
+
+fn part(bones: usize, material_names: Vec<String>) -> impl Strategy<Value = MeshPart> {
+    (
+        name(),
+        prop::collection::vec(vertex(), 0..12),
+        any::<prop::sample::Index>(),
+        -1..bones as i32,
+        prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+    )
+        .prop_map(move |(name, vertices, mat, bone_index, tris)| {
+            let n = vertices.len();
+            let indices = if n == 0 {
+                Vec::new()
+            } else {
+                tris.iter()
+                    .flat_map(|t| {
+                        let a = t.index(n) as u32;
+                        [a, (a + 1) % n as u32, (a * 7 + 3) % n as u32]
+                    })
+                    .collect()
+            };
+            let material_name = if material_names.is_empty() {
+                "none".into()
+            } else {
+                material_names[mat.index(material_names.len())].clone()
+            };
+            MeshPart {
+                name,
+                vertices,
+                indices,
+                bone_index,
+                material_name,
+            }
+        })
+}
+
+fn material() -> impl Strategy<Value = MaterialData> {
+    let texture = prop_oneof![
+        Just(String::new()),
+        Just("a.png".into()),
+        Just("b.tga".into()),
+        name()
+    ];
+    (
+        name(),
+        texture.clone(),
+        texture.clone(),
+        texture,
+        prop::array::uniform4(bits32()),
+        prop::array::uniform4(bits32()),
+    )
+        .prop_map(|(name, d, s, n, diffuse, specular)| MaterialData {
+            name,
+            diffuse_file: d,
+            specular_file: s,
+            normal_file: n,
+            ambient: [0.1, 0.2, 0.3, 1.0],
+            diffuse,
+            specular,
+            emissive: [0.0, 0.0, 0.0, 1.0],
+        })
+}
+
+fn model() -> impl Strategy<Value = (Model, Vec<MaterialData>)> {
+    (
+        prop::collection::vec(
+            (
+                name(),
+                any::<prop::sample::Index>(),
+                prop::array::uniform16(bits32()),
+            ),
+            0..6,
+        ),
+        prop::collection::vec(material(), 0..3),
+    )
+        .prop_flat_map(|(bones, materials)| {
+            let bones: Vec<Bone> = bones
+                .into_iter()
+                .enumerate()
+                .map(|(i, (name, p, transform))| Bone {
+                    index: i as i32,
+                    parent: p.index(i + 1) as i32 - 1,
+                    name,
+                    transform,
+                })
+                .collect();
+            let names = materials.iter().map(|m| m.name.clone()).collect::<Vec<_>>();
+            let n = bones.len();
+            (
+                Just(bones),
+                prop::collection::vec(part(n, names), 0..4),
+                Just(materials),
+            )
+        })
+        .prop_map(|(bones, meshes, materials)| (Model { bones, meshes }, materials))
+}
+
+fn clip() -> impl Strategy<Value = Clip> {
+    (
+        name(),
+        0u32..6,
+        prop::collection::vec(name(), 0..5),
+        bits32(),
+        bits32(),
+    )
+        .prop_flat_map(|(name, frames, bones, duration, frame_rate)| {
+            let keys = prop::collection::vec(
+                prop::array::uniform10(bits32()),
+                (frames as usize) * bones.len(),
+            );
+            let times = prop::collection::vec(bits32(), frames as usize);
+            (
+                Just((name, frames, bones, duration, frame_rate)),
+                keys,
+                times,
+            )
+        })
+        .prop_map(
+            |((name, frames, bones, duration, frame_rate), keys, times)| {
+                let n = bones.len();
+                let tracks = bones
+                    .into_iter()
+                    .enumerate()
+                    .map(|(t, bone_name)| Track {
+                        bone_name,
+                        keyframes: (0..frames as usize)
+                            .map(|f| {
+                                let k = keys[f * n + t];
+                                Keyframe {
+                                    time: times[f],
+                                    scale: [k[0], k[1], k[2]],
+                                    rotation: [k[3], k[4], k[5], k[6]],
+                                    translation: [k[7], k[8], k[9]],
+                                }
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                Clip {
+                    name,
+                    duration,
+                    frame_rate,
+                    frame_count: frames,
+                    tracks,
+                }
+            },
+        )
+}
+
+/// Bit-level equality (NaN payloads included).
+fn same_model(a: &Model, b: &Model) -> bool {
+    a.bones.len() == b.bones.len()
+        && a.bones.iter().zip(&b.bones).all(|(x, y)| {
+            x.index == y.index
+                && x.parent == y.parent
+                && x.name == y.name
+                && x.transform.map(f32::to_bits) == y.transform.map(f32::to_bits)
+        })
+        && a.meshes.len() == b.meshes.len()
+        && a.meshes.iter().zip(&b.meshes).all(|(x, y)| {
+            x.name == y.name
+                && x.indices == y.indices
+                && x.bone_index == y.bone_index
+                && x.material_name == y.material_name
+                && bytemuck::cast_slice::<Vertex, u32>(&x.vertices)
+                    == bytemuck::cast_slice::<Vertex, u32>(&y.vertices)
+        })
+}
+
+fn same_material(a: &MaterialData, b: &MaterialData) -> bool {
+    let bits = |m: &MaterialData| {
+        [m.ambient, m.diffuse, m.specular, m.emissive].map(|c| c.map(f32::to_bits))
+    };
+    (&a.name, &a.diffuse_file, &a.specular_file, &a.normal_file)
+        == (&b.name, &b.diffuse_file, &b.specular_file, &b.normal_file)
+        && bits(a) == bits(b)
+}
+
+fn same_clip(a: &Clip, b: &Clip) -> bool {
+    a.name == b.name
+        && a.duration.to_bits() == b.duration.to_bits()
+        && a.frame_rate.to_bits() == b.frame_rate.to_bits()
+        && a.frame_count == b.frame_count
+        && a.tracks.len() == b.tracks.len()
+        && a.tracks.iter().zip(&b.tracks).all(|(x, y)| {
+            x.bone_name == y.bone_name
+                && bytemuck::cast_slice::<Keyframe, u32>(&x.keyframes)
+                    == bytemuck::cast_slice::<Keyframe, u32>(&y.keyframes)
+        })
+}
+
+/// Everything a view offers, so that a bad accessor would panic here.
+fn exercise_mesh(v: &MeshView<'_>) {
+    let m = v.to_model();
+    let _ = v.to_materials();
+    let _ = v.check_joints();
+    let _ = v.sections().count();
+    let _ = v.textures().count();
+    assert_eq!(
+        m.meshes.iter().map(|p| p.vertices.len()).sum::<usize>(),
+        v.vertex_count()
+    );
+    assert_eq!(
+        m.meshes.iter().map(|p| p.indices.len()).sum::<usize>(),
+        v.index_count()
+    );
+    for p in &m.meshes {
+        assert!(p.indices.iter().all(|&i| (i as usize) < p.vertices.len()));
+    }
+    for (i, b) in m.bones.iter().enumerate() {
+        assert!(b.parent == -1 || (0..i as i32).contains(&b.parent));
+    }
+}
+
+fn exercise_clip(v: &ClipView<'_>) {
+    let c = v.to_clip();
+    for f in 0..=v.frame_count() {
+        let _ = v.frame(f);
+    }
+    assert!(
+        c.tracks
+            .iter()
+            .all(|t| t.keyframes.len() == v.frame_count() as usize)
+    );
+}
+
+proptest! {
+    // 256 cases by default; PROPTEST_CASES=n for longer runs.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
+    ))]
+
+    #[test]
+    fn mesh_round_trip((model, materials) in model()) {
+        let bytes = write_mesh(&model, &materials, &MeshOptions::default()).unwrap();
+        let b = AlignedBytes::from_bytes(&bytes);
+        let view = MeshView::parse(&b).unwrap();
+        view.verify_checksum().unwrap();
+        prop_assert!(same_model(&view.to_model(), &model));
+        let back = view.to_materials();
+        prop_assert_eq!(back.len(), materials.len());
+        prop_assert!(back.iter().zip(&materials).all(|(a, b)| same_material(a, b)));
+        // Writing is deterministic.
+        prop_assert_eq!(write_mesh(&view.to_model(), &back, &MeshOptions {
+            offset_matrices: Some(&view.offset_matrices()), ..Default::default()
+        }).unwrap(), bytes);
+    }
+
+    #[test]
+    fn quantised_mesh_parses_and_keeps_structure((model, materials) in model()) {
+        let finite = model.meshes.iter().flat_map(|m| &m.vertices)
+            .all(|v| v.uv.iter().chain(&v.position).all(|c| c.is_finite()));
+        let written = write_mesh(&model, &materials, &MeshOptions {
+            quantize: Quantize::AttributesAndPositions, ..Default::default()
+        });
+        // Refused exactly when a value is not finite or a range overflows an f32 extent.
+        let spans = |f: &dyn Fn(&Vertex) -> Vec<f32>| {
+            let vals: Vec<f32> = model.meshes.iter().flat_map(|m| &m.vertices).flat_map(f).collect();
+            let n = vals.len() / model.meshes.iter().map(|m| m.vertices.len()).sum::<usize>().max(1);
+            (0..n).all(|k| {
+                let col = vals.iter().skip(k).step_by(n.max(1));
+                let (lo, hi) = col.fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+                lo > hi || (hi - lo).is_finite()
+            })
+        };
+        let representable = finite
+            && spans(&|v: &Vertex| v.position.to_vec())
+            && spans(&|v: &Vertex| v.uv.to_vec());
+        prop_assert_eq!(written.is_ok(), representable, "{:?}", written.as_ref().err());
+        if let Ok(bytes) = written {
+            let b = AlignedBytes::from_bytes(&bytes);
+            let view = MeshView::parse(&b).unwrap();
+            let back = view.to_model();
+            prop_assert_eq!(&back.bones.iter().map(|b| (&b.name, b.parent)).collect::<Vec<_>>(),
+                &model.bones.iter().map(|b| (&b.name, b.parent)).collect::<Vec<_>>());
+            for (a, g) in model.meshes.iter().zip(&back.meshes) {
+                prop_assert_eq!(&a.indices, &g.indices);
+                for (x, y) in a.vertices.iter().zip(&g.vertices) {
+                    prop_assert_eq!(x.blend_indices, y.blend_indices);
+                    let w: f32 = y.blend_weights.iter().sum();
+                    prop_assert!(w == 0.0 || (w - 1.0).abs() < 1e-5);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn clip_round_trip(clip in clip()) {
+        let bytes = write_clip(&clip).unwrap();
+        let b = AlignedBytes::from_bytes(&bytes);
+        let view = ClipView::parse(&b).unwrap();
+        view.verify_checksum().unwrap();
+        prop_assert!(same_clip(&view.to_clip(), &clip));
+    }
+
+    #[test]
+    fn flipped_mesh_bytes_never_panic((model, materials) in model(), flips in prop::collection::vec((any::<prop::sample::Index>(), 1u8..=255), 1..4)) {
+        let mut bytes = write_mesh(&model, &materials, &MeshOptions::default()).unwrap();
+        for (at, x) in &flips {
+            let i = at.index(bytes.len());
+            bytes[i] ^= x;
+        }
+        let b = AlignedBytes::from_bytes(&bytes);
+        if let Ok(view) = MeshView::parse(&b) {
+            exercise_mesh(&view);
+            // Flips of bytes 8.. change the checksum or the bytes it covers.
+            let only_magic = flips.iter().all(|(at, _)| at.index(bytes.len()) < 8);
+            prop_assert!(only_magic || view.verify_checksum().is_err() || flips.len() > 1);
+        }
+    }
+
+    #[test]
+    fn flipped_clip_bytes_never_panic(clip in clip(), flips in prop::collection::vec((any::<prop::sample::Index>(), 1u8..=255), 1..4)) {
+        let mut bytes = write_clip(&clip).unwrap();
+        for (at, x) in &flips {
+            let i = at.index(bytes.len());
+            bytes[i] ^= x;
+        }
+        let b = AlignedBytes::from_bytes(&bytes);
+        if let Ok(view) = ClipView::parse(&b) {
+            exercise_clip(&view);
+            prop_assert!(flips.len() > 1 || view.verify_checksum().is_err());
+        }
+    }
+}
+
+/// Every truncation of a valid file, and every single-byte extension, is refused; no panic.
+#[test]
+fn every_truncation_is_an_error() {
+    let runner_model = {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let mut found = None;
+        for _ in 0..64 {
+            let (m, mats) = model().new_tree(&mut runner).unwrap().current();
+            if !m.meshes.is_empty() && !m.bones.is_empty() && !mats.is_empty() {
+                found = Some((m, mats));
+                break;
+            }
+        }
+        found.expect("a model with bones, parts and materials")
+    };
+    let (model, materials) = runner_model;
+    for q in [Quantize::None, Quantize::Attributes] {
+        let mut m = model.clone();
+        for v in m.meshes.iter_mut().flat_map(|p| p.vertices.iter_mut()) {
+            v.uv = [0.25, 0.5];
+        }
+        let bytes = write_mesh(
+            &m,
+            &materials,
+            &MeshOptions {
+                quantize: q,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for len in 0..bytes.len() {
+            let b = AlignedBytes::from_bytes(&bytes[..len]);
+            assert!(
+                MeshView::parse(&b).is_err(),
+                "prefix of {len} bytes accepted"
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(MeshView::parse(&AlignedBytes::from_bytes(&longer)).is_err());
+    }
+    let clip = {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        loop {
+            let c = clip().new_tree(&mut runner).unwrap().current();
+            if c.frame_count > 1 && c.tracks.len() > 1 {
+                break c;
+            }
+        }
+    };
+    let bytes = write_clip(&clip).unwrap();
+    for len in 0..bytes.len() {
+        let b = AlignedBytes::from_bytes(&bytes[..len]);
+        assert!(
+            ClipView::parse(&b).is_err(),
+            "prefix of {len} bytes accepted"
+        );
+    }
+}
+
+/// Every single-byte change of a small file, at every position, exhaustively (8 values each).
+#[test]
+fn every_position_flipped_never_panics() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let (model, materials) = loop {
+        let (m, mats) = model().new_tree(&mut runner).unwrap().current();
+        if m.meshes.iter().any(|p| !p.indices.is_empty()) && m.bones.len() > 1 {
+            break (m, mats);
+        }
+    };
+    let bytes = write_mesh(&model, &materials, &MeshOptions::default()).unwrap();
+    let mut accepted = 0usize;
+    for i in 0..bytes.len() {
+        for x in [0x01u8, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80] {
+            let mut v = bytes.clone();
+            v[i] ^= x;
+            let b = AlignedBytes::from_bytes(&v);
+            if let Ok(view) = MeshView::parse(&b) {
+                accepted += 1;
+                exercise_mesh(&view);
+                assert!(
+                    i < 8 || view.verify_checksum().is_err(),
+                    "flip at {i} passed the checksum"
+                );
+            }
+        }
+    }
+    // Vertex data is not validated: flips there give valid views.
+    assert!(accepted > 0);
+}
