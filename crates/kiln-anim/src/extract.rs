@@ -17,26 +17,82 @@
 //!   the lower bone index, so output is deterministic) and renormalised to sum to 1. A vertex
 //!   that no bone weights (and every vertex of a rigid mesh) is bound with weight 1 to the bone
 //!   of its node, so the runtime's skinning shader never builds a zero matrix.
+//! - A skin bone that names no node of the hierarchy had `GetBoneIndex` assert; here its
+//!   weights are dropped with a warning (the vertex keeps its other weights, renormalised, or
+//!   binds rigidly when none is left).
+//!
+//! Skin offsets. Each bone a skin uses gets that skin's offset matrix (Assimp's
+//! `aiBone::mOffsetMatrix`) in [`Extracted::offsets`]: the bake and the runtime build its
+//! skinning matrix as `offset × model`, and a bone no skin uses draws with its model matrix.
+//! One texture block per bone means one offset per bone, so two cases get a helper bone,
+//! appended after the scene's nodes as a child of the node's bone with an identity local
+//! transform (its model matrix is the node's, and its track in every clip is the identity):
+//! - vertices bound rigidly to a node (a rigid part, or unweighted vertices of a skin) whose
+//!   bone a skin gave an offset other than the identity bind to `NODE$kiln_rigid`
+//!   ([`HELPER_RIGID`]), which no skin uses;
+//! - a skin whose offset for a node differs from the one its bone already carries (two skinned
+//!   meshes on differently placed nodes sharing a skeleton) binds to `NODE$kiln_skin1`, … with
+//!   its own offset ([`HELPER_SKIN`]).
+//!
+//! The part's `boneIndex` stays the node's own bone, so a runtime that draws rigid parts with
+//! their bone's model matrix (reference 004) is unaffected.
 //! - One texture-path string was reused for the three texture lookups, so a missing map
 //!   repeated the previous one; here a slot the material does not use is an empty string.
 //! - A missing colour reads as black with alpha 1 (what Assimp 5.2's `Get(key, aiColor3D&)`
 //!   gave the original tool); a missing shininess leaves the specular alpha at 1.
 
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use kiln_format::{Bone, MaterialData, MeshPart, Model, Vertex};
-use kiln_scene::{Mat4, Material, Scene, TextureKind, TextureRef, Vec3};
+use kiln_scene::{Mat4, Material, NodeId, Scene, TextureKind, TextureRef, Vec3};
 
-/// Everything the `.mesh` and `.xml` writers need, plus what the converter must copy.
+/// Everything the `.mesh`, `.clip` and `.xml` writers need, plus what the converter must copy.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Extracted {
     pub model: Model,
     pub materials: Vec<ExtractedMaterial>,
     /// Findings worth telling the user (dropped faces, unknown bones).
     pub warnings: Vec<String>,
+    /// One entry per bone of [`Model::bones`]: the skin offset matrix of that bone (Assimp's
+    /// `aiBone::mOffsetMatrix`: mesh space to bone space in bind pose), in the engine
+    /// convention (row vectors, row-major), or `None` for a bone that no skin uses, which
+    /// draws with its model matrix. The classic `.mesh` cannot store these; the bake and the
+    /// CPU skinning take them from here (see `docs/animation.md`).
+    pub offsets: Vec<Option<kiln_format::Matrix>>,
+    /// One entry per bone of [`Model::bones`]: the scene node it stands for.
+    pub bone_sources: Vec<BoneSource>,
 }
+
+/// What a bone of the extracted skeleton stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoneSource {
+    /// A scene node (the first `nodes.len()` bones, in depth-first pre-order).
+    Node(NodeId),
+    /// A helper bone, child of the node's bone with an identity local transform, for vertices
+    /// bound rigidly to a node whose own bone carries a skin offset (see [`HELPER_RIGID`]).
+    RigidHelper(NodeId),
+    /// A helper bone, child of the node's bone with an identity local transform, for a skin
+    /// whose offset matrix for that node differs from the one the node's bone already carries
+    /// (see [`HELPER_SKIN`]).
+    SkinHelper(NodeId),
+}
+
+impl BoneSource {
+    /// The scene node this bone follows.
+    pub fn node(self) -> NodeId {
+        match self {
+            BoneSource::Node(n) | BoneSource::RigidHelper(n) | BoneSource::SkinHelper(n) => n,
+        }
+    }
+}
+
+/// Suffix of a rigid helper bone's name: `NODE$kiln_rigid`.
+pub const HELPER_RIGID: &str = "$kiln_rigid";
+/// Suffix of a skin helper bone's name: `NODE$kiln_skin1`, `NODE$kiln_skin2`, …
+pub const HELPER_SKIN: &str = "$kiln_skin";
 
 /// A material as the XML stores it, with the scene's texture references behind its file names
 /// so the caller can copy or extract the images.
@@ -57,11 +113,95 @@ pub fn extract(scene: &Scene) -> Extracted {
     out
 }
 
+/// One part to be written: a mesh of a node, its triangles and its per-vertex influences.
+struct PartPlan<'a> {
+    node: NodeId,
+    mesh: &'a kiln_scene::Mesh,
+    material_name: String,
+    indices: Vec<u32>,
+    /// Bone slot of each of the mesh's skin bones (`None`: not in the hierarchy, or unweighted).
+    skin_slots: Vec<Option<i32>>,
+}
+
+/// Which bone each (node, offset) pair binds to; creates helper bones on conflicts.
+struct Slots {
+    /// Offset claimed by each node's own bone (column vectors), by node id.
+    node_offset: Vec<Option<Mat4>>,
+    /// Helper bones in creation order: source and offset (`None` for rigid helpers).
+    helpers: Vec<(BoneSource, Option<Mat4>)>,
+    /// Bone index of each node id.
+    bone_of: Vec<i32>,
+    /// Number of scene-node bones; helper `k` is bone `node_bones + k`.
+    node_bones: usize,
+}
+
+/// Offsets of one bone from different skins agree within this relative tolerance.
+const OFFSET_TOLERANCE: f32 = 1e-5;
+
+fn offsets_agree(a: &Mat4, b: &Mat4) -> bool {
+    let (a, b) = (a.to_cols_array(), b.to_cols_array());
+    let scale = a.iter().chain(b.iter()).fold(1f32, |m, x| m.max(x.abs()));
+    a.iter()
+        .zip(&b)
+        .all(|(x, y)| (x - y).abs() <= OFFSET_TOLERANCE * scale)
+}
+
+impl Slots {
+    fn helper_bone(&self, k: usize) -> i32 {
+        (self.node_bones + k) as i32
+    }
+
+    /// The bone a skin with `offset` for `node` binds to.
+    fn skin(&mut self, node: NodeId, offset: Mat4) -> i32 {
+        match &self.node_offset[node] {
+            None => {
+                self.node_offset[node] = Some(offset);
+                return self.bone_of[node];
+            }
+            Some(o) if offsets_agree(o, &offset) => return self.bone_of[node],
+            Some(_) => {}
+        }
+        let found = self.helpers.iter().position(|(src, o)| {
+            *src == BoneSource::SkinHelper(node) && o.is_some_and(|o| offsets_agree(&o, &offset))
+        });
+        let k = found.unwrap_or_else(|| {
+            self.helpers
+                .push((BoneSource::SkinHelper(node), Some(offset)));
+            self.helpers.len() - 1
+        });
+        self.helper_bone(k)
+    }
+
+    /// The bone a vertex bound rigidly to `node` binds to: the node's own bone unless a skin
+    /// gave that bone an offset other than the identity.
+    fn rigid(&mut self, node: NodeId) -> i32 {
+        match &self.node_offset[node] {
+            None => return self.bone_of[node],
+            Some(o) if offsets_agree(o, &Mat4::IDENTITY) => return self.bone_of[node],
+            Some(_) => {}
+        }
+        let k = match self
+            .helpers
+            .iter()
+            .position(|(src, _)| *src == BoneSource::RigidHelper(node))
+        {
+            Some(k) => k,
+            None => {
+                self.helpers.push((BoneSource::RigidHelper(node), None));
+                self.helpers.len() - 1
+            }
+        };
+        self.helper_bone(k)
+    }
+}
+
 fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
     let order = scene.depth_first();
     // Bone index of each node id.
     let mut bone_of = alloc::vec![-1i32; scene.nodes.len()];
     let mut globals = alloc::vec![Mat4::IDENTITY; scene.nodes.len()];
+    // First node (in bone order) of each name: what skin bones and channels refer to.
+    let mut by_name: BTreeMap<&str, NodeId> = BTreeMap::new();
     for (index, &id) in order.iter().enumerate() {
         let node = &scene.nodes[id];
         let (parent, parent_global) = match node.parent {
@@ -71,6 +211,7 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
         let global = parent_global * node.transform;
         globals[id] = global;
         bone_of[id] = index as i32;
+        by_name.entry(node.name.as_str()).or_insert(id);
         out.model.bones.push(Bone {
             index: index as i32,
             parent,
@@ -78,7 +219,11 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
             // Column-major of the column-vector matrix is row-major of the row-vector one.
             transform: global.to_cols_array(),
         });
+        out.bone_sources.push(BoneSource::Node(id));
     }
+
+    // The parts, in node order then mesh order.
+    let mut plans = Vec::new();
     for &id in &order {
         let node = &scene.nodes[id];
         for &mesh_index in &node.meshes {
@@ -112,16 +257,90 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
                 ));
                 continue;
             }
-            let bone_index = bone_of[id];
-            let vertices = mesh_vertices(scene, mesh, bone_index, &bone_of, &mut out.warnings);
-            out.model.meshes.push(MeshPart {
-                name: node.name.clone(),
-                vertices,
-                indices,
-                bone_index,
+            plans.push(PartPlan {
+                node: id,
+                mesh,
                 material_name,
+                indices,
+                skin_slots: Vec::new(),
             });
         }
+    }
+
+    // Skins first, so that a node's own bone goes to the first skin that uses it; then the
+    // rigid bindings, which take a helper where a skin moved the node's bone.
+    let mut slots = Slots {
+        node_offset: alloc::vec![None; scene.nodes.len()],
+        helpers: Vec::new(),
+        bone_of,
+        node_bones: order.len(),
+    };
+    for plan in &mut plans {
+        let nv = plan.mesh.positions.len();
+        for bone in &plan.mesh.bones {
+            let weighted = bone
+                .weights
+                .iter()
+                .any(|w| w.weight > 0.0 && (w.vertex as usize) < nv);
+            let slot = match by_name.get(bone.name.as_str()) {
+                Some(_) if !weighted => None,
+                Some(&node) => Some(slots.skin(node, bone.offset_matrix)),
+                None => {
+                    out.warnings.push(format!(
+                        "node '{}': skin bone '{}' names no node of the hierarchy; its weights are dropped",
+                        scene.nodes[plan.node].name, bone.name
+                    ));
+                    None
+                }
+            };
+            plan.skin_slots.push(slot);
+        }
+    }
+    for plan in &plans {
+        let node = &scene.nodes[plan.node];
+        let influences = gather_influences(plan, &node.name, &mut out.warnings);
+        let needs_rigid = influences
+            .as_ref()
+            .is_none_or(|inf| inf.iter().any(|slots| !is_weighted(slots)));
+        let rigid = if needs_rigid {
+            slots.rigid(plan.node)
+        } else {
+            slots.bone_of[plan.node]
+        };
+        let vertices = mesh_vertices(plan.mesh, rigid, influences.as_deref());
+        out.model.meshes.push(MeshPart {
+            name: node.name.clone(),
+            vertices,
+            indices: plan.indices.clone(),
+            bone_index: slots.bone_of[plan.node],
+            material_name: plan.material_name.clone(),
+        });
+    }
+
+    // Offsets of the node bones, then the helper bones.
+    out.offsets = order
+        .iter()
+        .map(|&id| slots.node_offset[id].map(|o| o.to_cols_array()))
+        .collect();
+    let mut skin_helpers = BTreeMap::<NodeId, usize>::new();
+    for (k, (source, offset)) in slots.helpers.iter().enumerate() {
+        let node = source.node();
+        let name = match source {
+            BoneSource::SkinHelper(_) => {
+                let n = skin_helpers.entry(node).or_insert(0);
+                *n += 1;
+                format!("{}{HELPER_SKIN}{n}", scene.nodes[node].name)
+            }
+            _ => format!("{}{HELPER_RIGID}", scene.nodes[node].name),
+        };
+        out.model.bones.push(Bone {
+            index: (slots.node_bones + k) as i32,
+            parent: slots.bone_of[node],
+            name,
+            transform: globals[node].to_cols_array(),
+        });
+        out.bone_sources.push(*source);
+        out.offsets.push(offset.map(|o| o.to_cols_array()));
     }
 }
 
@@ -129,12 +348,50 @@ fn v3(v: Option<&Vec3>) -> [f32; 3] {
     v.map_or([0.0; 3], |v| v.to_array())
 }
 
-fn mesh_vertices(
-    scene: &Scene,
-    mesh: &kiln_scene::Mesh,
-    node_bone: i32,
-    bone_of: &[i32],
+/// The four largest (bone slot, weight) pairs of each vertex of a skinned part, or `None` for a
+/// rigid one. A vertex no bone weights has weight 0 in its first slot.
+fn gather_influences(
+    plan: &PartPlan<'_>,
+    node_name: &str,
     warnings: &mut Vec<String>,
+) -> Option<Vec<[(i32, f32); 4]>> {
+    let mesh = plan.mesh;
+    if mesh.bones.is_empty() {
+        return None;
+    }
+    let mut influences: Vec<[(i32, f32); 4]> = alloc::vec![[(0, 0.0); 4]; mesh.positions.len()];
+    let mut out_of_range = 0usize;
+    for (bone, slot) in mesh.bones.iter().zip(&plan.skin_slots) {
+        let Some(slot) = *slot else { continue };
+        for w in &bone.weights {
+            if w.weight.is_nan() || w.weight <= 0.0 {
+                continue;
+            }
+            match influences.get_mut(w.vertex as usize) {
+                Some(slots) => insert_influence(slots, slot, w.weight),
+                None => out_of_range += 1,
+            }
+        }
+    }
+    if out_of_range > 0 {
+        warnings.push(format!(
+            "node '{node_name}': {out_of_range} skin weights name vertices past the mesh's {}; ignored",
+            mesh.positions.len()
+        ));
+    }
+    Some(influences)
+}
+
+/// Whether a vertex's kept weights can be renormalised (positive, finite sum).
+fn is_weighted(slots: &[(i32, f32); 4]) -> bool {
+    let total: f32 = slots.iter().map(|s| s.1).sum();
+    total > 0.0 && total.is_finite()
+}
+
+fn mesh_vertices(
+    mesh: &kiln_scene::Mesh,
+    rigid_bone: i32,
+    influences: Option<&[[(i32, f32); 4]]>,
 ) -> Vec<Vertex> {
     let uv = mesh.uv_channels.first();
     let mut vertices: Vec<Vertex> = mesh
@@ -148,38 +405,16 @@ fn mesh_vertices(
                 .map_or([0.0; 2], |t| [t.x, t.y]),
             normal: v3(mesh.normals.get(i)),
             tangent: v3(mesh.tangents.get(i)),
-            blend_indices: [node_bone as f32, 0.0, 0.0, 0.0],
+            blend_indices: [rigid_bone as f32, 0.0, 0.0, 0.0],
             blend_weights: [1.0, 0.0, 0.0, 0.0],
         })
         .collect();
-    if mesh.bones.is_empty() {
+    let Some(influences) = influences else {
         return vertices;
-    }
-    // Gather (bone, weight) per vertex, keep the four largest.
-    let mut influences: Vec<[(i32, f32); 4]> = alloc::vec![[(0, 0.0); 4]; vertices.len()];
-    for bone in &mesh.bones {
-        let bone_index = match scene.find_node(&bone.name) {
-            Some(id) => bone_of[id],
-            None => {
-                warnings.push(format!(
-                    "skin bone '{}' names no node; its weights go to bone 0",
-                    bone.name
-                ));
-                0
-            }
-        };
-        for w in &bone.weights {
-            if w.weight.is_nan() || w.weight <= 0.0 {
-                continue;
-            }
-            if let Some(slots) = influences.get_mut(w.vertex as usize) {
-                insert_influence(slots, bone_index, w.weight);
-            }
-        }
-    }
-    for (v, slots) in vertices.iter_mut().zip(&influences) {
-        let total: f32 = slots.iter().map(|s| s.1).sum();
-        if total > 0.0 {
+    };
+    for (v, slots) in vertices.iter_mut().zip(influences) {
+        if is_weighted(slots) {
+            let total: f32 = slots.iter().map(|s| s.1).sum();
             for (k, &(b, w)) in slots.iter().enumerate() {
                 v.blend_indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
                 v.blend_weights[k] = w / total;
@@ -399,5 +634,164 @@ mod tests {
             "missing shininess leaves A at 1"
         );
         assert_eq!(e.materials[1].data.specular[3], 32.0);
+    }
+
+    /// A skinned mesh on node `skin` (away from the origin) deformed by `a` and `b`, and a rigid
+    /// mesh hanging from `b`.
+    fn skinned_scene() -> Scene {
+        let mut s = Scene::with_root("root");
+        let a = s.add_child(0, Node::new("a"));
+        s.nodes[a].transform = Mat4::from_translation(Vec3::new(0.0, 1.0, 0.0));
+        let b = s.add_child(a, Node::new("b"));
+        s.nodes[b].transform = Mat4::from_translation(Vec3::new(0.0, 1.0, 0.0));
+        let skin = s.add_child(0, Node::new("skin"));
+        s.nodes[skin].transform = Mat4::from_scale(Vec3::splat(10.0));
+        s.materials.push(Material::default());
+        let tri = |bones| {
+            let mut m = Mesh {
+                positions: (0..6).map(|i| Vec3::new(i as f32, 0.0, 0.0)).collect(),
+                bones,
+                ..Mesh::default()
+            };
+            m.push_face(&[0, 1, 2]);
+            m.push_face(&[3, 4, 5]);
+            m
+        };
+        let offset = |node: usize| s.global_transform(node).inverse() * s.global_transform(skin);
+        let w = |vertex, weight| VertexWeight { vertex, weight };
+        // Vertex 0: six influences; vertex 5: none.
+        let skin_bones = vec![
+            SkinBone {
+                name: "a".into(),
+                offset_matrix: offset(a),
+                weights: vec![w(0, 0.1), w(1, 1.0), w(2, 0.5)],
+            },
+            SkinBone {
+                name: "b".into(),
+                offset_matrix: offset(b),
+                weights: vec![w(0, 0.3), w(2, 0.5), w(3, 2.0), w(4, 1.0)],
+            },
+            SkinBone {
+                name: "root".into(),
+                offset_matrix: offset(0),
+                weights: vec![w(0, 0.2), w(4, 1.0)],
+            },
+            SkinBone {
+                name: "skin".into(),
+                offset_matrix: Mat4::IDENTITY,
+                weights: vec![w(0, 0.05)],
+            },
+            SkinBone {
+                name: "ghost".into(),
+                offset_matrix: Mat4::IDENTITY,
+                weights: vec![w(0, 0.25), w(4, 9.0)],
+            },
+        ];
+        s.meshes = vec![tri(skin_bones), tri(vec![])];
+        s.nodes[skin].meshes = vec![0];
+        s.nodes[b].meshes = vec![1];
+        s
+    }
+
+    #[test]
+    fn skin_offsets_are_assimps_and_a_rigid_part_on_a_skinned_bone_gets_a_helper() {
+        let s = skinned_scene();
+        let e = extract(&s);
+        let names: Vec<&str> = e.model.bones.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["root", "a", "b", "skin", "b$kiln_rigid"]);
+        assert_eq!(e.offsets.len(), 5);
+        assert_eq!(e.bone_sources[4], BoneSource::RigidHelper(2));
+        let b_offset = s.global_transform(2).inverse() * s.global_transform(3);
+        assert_eq!(e.offsets[2], Some(b_offset.to_cols_array()));
+        // The skinned part's own node has an identity offset: rigid vertices may use it.
+        assert_eq!(e.offsets[3], Some(Mat4::IDENTITY.to_cols_array()));
+        assert_eq!((e.offsets[4], e.offsets[1].is_some()), (None, true));
+        // The helper is a child of b with b's bind transform (identity local).
+        let helper = &e.model.bones[4];
+        assert_eq!(
+            (helper.parent, helper.transform),
+            (2, e.model.bones[2].transform)
+        );
+        // The rigid part keeps boneIndex b but binds its vertices to the helper.
+        // Parts in node order: the rigid one on b, then the skin.
+        let rigid = &e.model.meshes[0];
+        assert_eq!(rigid.bone_index, 2);
+        assert!(
+            rigid
+                .vertices
+                .iter()
+                .all(|v| v.blend_indices == [4.0, 0.0, 0.0, 0.0])
+        );
+        // The unweighted vertex of the skin binds to the skin's node, whose offset is identity.
+        let v5 = &e.model.meshes[1].vertices[5];
+        assert_eq!(
+            (v5.blend_indices, v5.blend_weights),
+            ([3.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0])
+        );
+        assert!(
+            e.warnings
+                .iter()
+                .any(|w| w.contains("'ghost' names no node")),
+            "{:?}",
+            e.warnings
+        );
+    }
+
+    #[test]
+    fn more_than_four_influences_keep_the_four_largest_renormalised() {
+        let e = extract(&skinned_scene());
+        let v0 = &e.model.meshes[1].vertices[0];
+        // b 0.3, root 0.2, a 0.1, skin 0.05 (ghost's 0.25 is dropped with its bone).
+        assert_eq!(v0.blend_indices, [2.0, 0.0, 1.0, 3.0]);
+        let total = 0.3 + 0.2 + 0.1 + 0.05;
+        for (got, want) in v0.blend_weights.iter().zip([0.3, 0.2, 0.1, 0.05]) {
+            assert!((got - want / total).abs() < 1e-6, "{:?}", v0.blend_weights);
+        }
+        // Vertex 4: b and root tie at 1.0; the lower bone index (root) comes first, and the
+        // dropped ghost weight does not count.
+        let v4 = &e.model.meshes[1].vertices[4];
+        assert_eq!(v4.blend_indices, [0.0, 2.0, 0.0, 0.0]);
+        assert_eq!(v4.blend_weights, [0.5, 0.5, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_second_skin_with_another_offset_gets_a_skin_helper() {
+        let mut s = skinned_scene();
+        let other = s.add_child(0, Node::new("other"));
+        s.nodes[other].transform = Mat4::from_translation(Vec3::new(5.0, 0.0, 0.0));
+        let mut m = s.meshes[0].clone();
+        m.bones.truncate(2);
+        for b in &mut m.bones {
+            b.offset_matrix = Mat4::from_translation(Vec3::new(5.0, 0.0, 0.0)) * b.offset_matrix;
+        }
+        // Same offset for `a` as the first skin: shares bone a.
+        m.bones[0].offset_matrix = s.meshes[0].bones[0].offset_matrix;
+        s.meshes.push(m);
+        s.nodes[other].meshes = vec![2];
+        let e = extract(&s);
+        let names: Vec<&str> = e.model.bones.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "root",
+                "a",
+                "b",
+                "skin",
+                "other",
+                "b$kiln_skin1",
+                "b$kiln_rigid"
+            ]
+        );
+        assert_eq!(e.bone_sources[5], BoneSource::SkinHelper(2));
+        assert_eq!(
+            e.offsets[5],
+            Some(s.meshes[2].bones[1].offset_matrix.to_cols_array())
+        );
+        let part = &e.model.meshes[2];
+        assert_eq!(part.name, "other");
+        // Vertex 3: only b (weight 2): the helper.
+        assert_eq!(part.vertices[3].blend_indices, [5.0, 0.0, 0.0, 0.0]);
+        // Vertex 1: only a: shared.
+        assert_eq!(part.vertices[1].blend_indices, [1.0, 0.0, 0.0, 0.0]);
     }
 }

@@ -1,0 +1,130 @@
+//! The per-frame path allocates nothing: sampling, local → model, skinning matrices, the
+//! palette lerp and CPU skinning run under a counting global allocator that must count zero.
+//! One test function, so no other test allocates at the same time.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use glam::{Mat4, Quat, Vec3};
+use kiln_anim::bake::{BakeOptions, bake};
+use kiln_anim::sample::{AnimationClip, Wrap};
+use kiln_anim::skeleton::{Pose, Skeleton};
+use kiln_anim::skin::{palette, skin_vertices};
+use kiln_format::{Bone, Clip, Keyframe, Track, Vertex};
+
+struct Counting;
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if ACTIVE.load(Ordering::Relaxed) {
+            CALLS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if ACTIVE.load(Ordering::Relaxed) {
+            CALLS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn the_per_frame_path_does_not_allocate() {
+    let n = 12;
+    let bones: Vec<Bone> = (0..n)
+        .map(|i| Bone {
+            index: i as i32,
+            parent: i as i32 - 1,
+            name: format!("b{i}"),
+            transform: Mat4::from_translation(Vec3::new(0.0, i as f32, 0.0)).to_cols_array(),
+        })
+        .collect();
+    let offsets: Vec<_> = bones
+        .iter()
+        .map(|b| {
+            Some(
+                Mat4::from_cols_array(&b.transform)
+                    .inverse()
+                    .to_cols_array(),
+            )
+        })
+        .collect();
+    let skeleton = Skeleton::new(&bones, &offsets).unwrap();
+    let clip = Clip {
+        name: "c".into(),
+        duration: 9.0,
+        frame_rate: 30.0,
+        frame_count: 10,
+        tracks: bones
+            .iter()
+            .map(|b| Track {
+                bone_name: b.name.clone(),
+                keyframes: (0..10)
+                    .map(|f| Keyframe {
+                        time: f as f32,
+                        scale: [1.0; 3],
+                        rotation: Quat::from_rotation_z(0.1 * f as f32).to_array(),
+                        translation: [0.0, 1.0, 0.0],
+                    })
+                    .collect(),
+            })
+            .collect(),
+    };
+    let (bound, _) = AnimationClip::bind(&skeleton, &clip).unwrap();
+    let baked = bake(
+        &skeleton,
+        std::slice::from_ref(&bound),
+        &BakeOptions::default(),
+    )
+    .unwrap();
+    let vertices: Vec<Vertex> = (0..100)
+        .map(|i| Vertex {
+            position: [i as f32, 1.0, 0.0],
+            normal: [0.0, 1.0, 0.0],
+            tangent: [1.0, 0.0, 0.0],
+            blend_indices: [(i % n) as f32, ((i + 1) % n) as f32, 0.0, 0.0],
+            blend_weights: [0.75, 0.25, 0.0, 0.0],
+            ..Vertex::default()
+        })
+        .collect();
+    let mut pose = Pose::new(&skeleton);
+    let mut pal = vec![Mat4::ZERO; n];
+    let (mut p, mut nr, mut t) = (
+        vec![[0f32; 3]; 100],
+        vec![[0f32; 3]; 100],
+        vec![[0f32; 3]; 100],
+    );
+
+    CALLS.store(0, Ordering::SeqCst);
+    ACTIVE.store(true, Ordering::SeqCst);
+    for step in 0..50 {
+        let time = step as f32 * 0.37 - 2.0;
+        for wrap in [Wrap::Clamp, Wrap::Loop] {
+            bound.sample(time, wrap, &mut pose).unwrap();
+            skeleton.update_model(&mut pose).unwrap();
+            skeleton.update_skinning(&mut pose).unwrap();
+            bound.evaluate(&skeleton, time, wrap, &mut pose).unwrap();
+            palette(&baked, 0, time, wrap, &mut pal).unwrap();
+            skin_vertices(&pal, &vertices, &mut p, &mut nr, &mut t).unwrap();
+        }
+    }
+    ACTIVE.store(false, Ordering::SeqCst);
+    assert_eq!(
+        CALLS.load(Ordering::SeqCst),
+        0,
+        "allocations in the per-frame path"
+    );
+    // The work was done: the last vertex moved with its bones.
+    assert!(p.iter().flatten().all(|x| x.is_finite()));
+    assert_ne!(p[99], [99.0, 1.0, 0.0]);
+}

@@ -1,0 +1,82 @@
+//! `kiln bake FILE [-o DIR]`: every clip's per-frame skinning matrices in reference 002's
+//! texture layout, written as `DIR/NAME.dds` (a DX10 `R32G32B32A32_FLOAT` texture array, one
+//! layer per clip), and with `--raw` also `DIR/NAME.rgba32f` (the same texels without header).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use kiln::anim::bake::BakeOptions;
+use kiln::anim::dds::{raw_texels, write_dds};
+use kiln::animation::{bake_model, load_animated};
+use kiln::pipeline::write_atomically;
+
+/// What `kiln bake` was asked.
+pub struct BakeArgs {
+    pub file: PathBuf,
+    pub out: PathBuf,
+    pub options: BakeOptions,
+    pub clip_frame_rate: Option<f64>,
+    pub raw: bool,
+    pub strict: bool,
+}
+
+pub fn run(args: &BakeArgs) -> ExitCode {
+    match bake(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kiln: error: {}: {e}", args.file.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn bake(args: &BakeArgs) -> Result<(), String> {
+    let model = load_animated(&args.file, args.clip_frame_rate).map_err(|e| e.message)?;
+    let (baked, bind_warnings) = bake_model(&model, &args.options)?;
+    let warnings: Vec<&String> = model.warnings.iter().chain(&bind_warnings).collect();
+    for w in &warnings {
+        eprintln!("kiln: warning: {}: {w}", args.file.display());
+    }
+    if args.strict && !warnings.is_empty() {
+        return Err(format!(
+            "{} warning(s) and --strict given; nothing written",
+            warnings.len()
+        ));
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create folder {}: {e}", args.out.display()))?;
+    let dds = args.out.join(format!("{}.dds", model.name));
+    write(&dds, &write_dds(&baked))?;
+    let mut written = vec![dds];
+    if args.raw {
+        let raw = args.out.join(format!("{}.rgba32f", model.name));
+        write(&raw, &raw_texels(&baked))?;
+        written.push(raw);
+    }
+    let frames: Vec<String> = baked
+        .clip_names
+        .iter()
+        .zip(&baked.frame_counts)
+        .map(|(n, f)| format!("'{n}' {f}"))
+        .collect();
+    println!(
+        "{}: {} bones, {} clips (frames: {}), texture {}×{}×{} RGBA32F -> {}",
+        args.file.display(),
+        baked.bone_count,
+        baked.layers,
+        frames.join(", "),
+        baked.width,
+        baked.height,
+        baked.layers,
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_atomically(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
