@@ -1,0 +1,61 @@
+//! Full FBX import (bytes → `kiln_scene::Scene`: tree, object graph, per-corner meshes, skin,
+//! animation channels) on a large generated file, beside the `ufbx` crate (C) loading the same
+//! bytes in the same run.
+//!
+//! The file: a tube of 250,000 quads (500,000 triangles after triangulation) on 251,001
+//! control points with normals and a UV set, skinned to a chain of 100 bones (two influences
+//! per vertex), animated over 300 frames (900 curves of 300 keys); written by
+//! `kiln_fbx_scene::write_fbx`, binary 7.4, arrays zlib-compressed as the FBX SDK does, and
+//! once uncompressed.
+//!
+//! `cargo bench --bench fbx_import`; results in docs/performance.md.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use kiln::fbx::fixtures::{TubeSpec, skinned_tube};
+use std::hint::black_box;
+
+fn file(compress: bool) -> Vec<u8> {
+    let scene = skinned_tube(TubeSpec {
+        rings: 501,
+        segments: 500,
+        bones: 100,
+        frames: 300,
+        per_corner: false,
+    });
+    kiln::fbx::write_fbx(
+        &scene,
+        &kiln::fbx::WriteOptions {
+            compress,
+            ..kiln::fbx::WriteOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+fn import(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fbx_import");
+    g.sample_size(10);
+    for compress in [true, false] {
+        let bytes = file(compress);
+        let label = if compress { "zlib" } else { "plain" };
+        // Sanity: both read the whole file.
+        let ours = kiln::fbx::import(&bytes).unwrap();
+        assert_eq!(ours.meshes[0].face_count(), 250_000);
+        assert_eq!(ours.meshes[0].bones.len(), 100);
+        assert_eq!(ours.animations[0].channels.len(), 100);
+        let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default()).unwrap();
+        assert_eq!(theirs.meshes[0].num_faces, 250_000);
+        assert_eq!(theirs.skin_clusters.len(), 100);
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_with_input(BenchmarkId::new("kiln", label), &bytes, |b, bytes| {
+            b.iter(|| kiln::fbx::import(black_box(bytes)).unwrap())
+        });
+        g.bench_with_input(BenchmarkId::new("ufbx", label), &bytes, |b, bytes| {
+            b.iter(|| ufbx::load_memory(black_box(bytes), ufbx::LoadOpts::default()).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, import);
+criterion_main!(benches);

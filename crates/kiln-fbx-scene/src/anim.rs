@@ -1,0 +1,791 @@
+//! Animation: `AnimationStack` → `AnimationLayer` → `AnimationCurveNode` (`Lcl Translation`,
+//! `Lcl Rotation`, `Lcl Scaling`; curves on `d|X`, `d|Y`, `d|Z`) → `AnimationCurve`
+//! (`KeyTime` in 1/46186158000 s, `KeyValueFloat`), converted as Assimp 5.2 does:
+//! - ticks per second = the `TimeMode` frame rate (`CustomFrameRate` for custom, and 1 when
+//!   the mode is the default 0); key times = seconds × that rate;
+//! - the key times of a node's curves are merged and each component is lerped at them (the
+//!   curves' own interpolation and tangents are not evaluated); a missing component takes the
+//!   node's static value;
+//! - rotation keys: Euler (degrees, the node's `RotationOrder`) → quaternion, keys inserted
+//!   where a curve jumps 180° or more, the sign kept on the shortest path, `PreRotation` and
+//!   `PostRotation` multiplied in, then translation·rotation·scaling decomposed again;
+//! - nodes with pivots or offsets get one channel per animated component, on the
+//!   `name_$AssimpFbx$_Translation`/`Rotation`/`Scaling` helper nodes;
+//! - time range: the stack's `LocalStart`/`LocalStop` (keys outside, less 10000 ticks of
+//!   slack, dropped), else the first and last key; keys are shifted so the clip starts at 0,
+//!   and the duration is stop − start.
+//!
+//! Channels are ordered by node name (Assimp keeps them in a `std::map`).
+
+use std::collections::BTreeMap;
+
+use kiln_scene::{Animation, NodeChannel, QuatKey, Scene, Vec3, VectorKey};
+
+use crate::convert::{Comp, Converter, chain_node_name};
+use crate::graph::{Graph, strip_prefix};
+use crate::math::{M4, Q, RotOrder, euler_to_quat, rotation_matrix, sq_len};
+
+/// FBX time units per second.
+pub const KTIME_PER_SECOND: f64 = 46_186_158_000.0;
+
+/// The most keys one rotation curve may gain from the 180° splitting (a guard against the
+/// runaway Assimp's algorithm shows on large negative jumps).
+const MAX_INSERTED_KEYS: usize = 100_000;
+
+/// `TimeMode` (0..=14) and `CustomFrameRate` from GlobalSettings.
+pub fn time_mode(g: &Graph<'_, '_>) -> (i64, f64) {
+    let gp = g.global_props();
+    let mode = gp.int("TimeMode").unwrap_or(0);
+    let mode = if (0..15).contains(&mode) { mode } else { 0 };
+    let custom = gp
+        .float("CustomFrameRate")
+        .map_or(-1.0, |v| f64::from(v as f32));
+    (mode, custom)
+}
+
+/// `FrameRateToDouble`.
+pub fn frame_rate(mode: i64, custom: f64) -> f64 {
+    match mode {
+        1 => 120.0,
+        2 => 100.0,
+        3 => 60.0,
+        4 => 50.0,
+        5 => 48.0,
+        6 | 7 => 30.0,
+        8 | 9 => 29.9700262,
+        10 => 25.0,
+        11 => 24.0,
+        12 => 1000.0,
+        13 => 23.976,
+        14 => custom,
+        _ => 1.0,
+    }
+}
+
+fn convert_time(t: i64, fps: f64) -> f64 {
+    t as f64 / KTIME_PER_SECOND * fps
+}
+
+/// One animation curve.
+struct Curve {
+    times: Vec<i64>,
+    values: Vec<f32>,
+}
+
+/// A curve node: its target property and its curves by channel name (`d|X`...), sorted.
+struct CurveNode {
+    property: String,
+    curves: BTreeMap<String, std::rc::Rc<Curve>>,
+}
+
+/// Keys of one component: times, values, component index 0..3.
+struct KeyList {
+    times: Vec<i64>,
+    values: Vec<f32>,
+    mapto: usize,
+}
+
+struct Ctx {
+    fps: f64,
+    min_time: f64,
+    max_time: f64,
+}
+
+pub fn convert_animations(conv: &mut Converter<'_, '_, '_>) {
+    let g = conv.g;
+    let (mode, custom) = time_mode(g);
+    let fps = frame_rate(mode, custom);
+    let mut curve_cache: BTreeMap<u64, Option<std::rc::Rc<Curve>>> = BTreeMap::new();
+    for &sid in &g.animation_stacks.clone() {
+        let Some(stack) = g.object(sid).copied() else {
+            continue;
+        };
+        let layers: Vec<u64> = g
+            .sources_of(sid, "AnimationLayer")
+            .filter(|(c, _)| c.property.is_empty())
+            .map(|(c, _)| c.src)
+            .collect();
+        if layers.is_empty() {
+            continue;
+        }
+        let full = stack.name(g.legacy);
+        let name = if let Some(n) = full.strip_prefix("AnimationStack::") {
+            n.to_string()
+        } else {
+            strip_prefix(&full, "AnimStack::").to_string()
+        };
+        // Curve nodes per target node name (sorted), in layer and connection order.
+        let mut node_map: BTreeMap<String, Vec<(u64, CurveNode)>> = BTreeMap::new();
+        for &lid in &layers {
+            let cns: Vec<u64> = g
+                .sources_of(lid, "AnimationCurveNode")
+                .filter(|(c, _)| c.property.is_empty())
+                .map(|(c, _)| c.src)
+                .collect();
+            for cn in cns {
+                // Target: the first property link to a Model, NodeAttribute or Deformer.
+                let target = g.from_src(cn).find(|c| {
+                    !c.property.is_empty()
+                        && g.object(c.dst).is_some_and(|o| {
+                            matches!(o.element, "Model" | "NodeAttribute" | "Deformer")
+                        })
+                });
+                let Some(target) = target.cloned() else {
+                    let d = g.object(cn).map(|o| conv.describe(o)).unwrap_or_default();
+                    conv.warn(format!("{d}: no target node or property; ignored"));
+                    continue;
+                };
+                if !matches!(
+                    target.property.as_str(),
+                    "Lcl Scaling" | "Lcl Rotation" | "Lcl Translation" | "DeformPercent"
+                ) {
+                    continue;
+                }
+                let Some(model) = conv.model(target.dst) else {
+                    if target.property == "DeformPercent" {
+                        conv.warn(format!(
+                            "animation '{name}': blend shape (morph) channels are not imported"
+                        ));
+                    }
+                    continue;
+                };
+                let mut curves = BTreeMap::new();
+                let links: Vec<(String, u64)> = g
+                    .sources_of(cn, "AnimationCurve")
+                    .filter(|(c, _)| !c.property.is_empty())
+                    .map(|(c, _)| (c.property.clone(), c.src))
+                    .collect();
+                for (prop, cid) in links {
+                    let curve = match curve_cache.get(&cid) {
+                        Some(c) => c.clone(),
+                        None => {
+                            let c = read_curve(conv, cid).map(std::rc::Rc::new);
+                            curve_cache.insert(cid, c.clone());
+                            c
+                        }
+                    };
+                    if let Some(c) = curve {
+                        curves.insert(prop, c);
+                    }
+                }
+                node_map.entry(model.name.clone()).or_default().push((
+                    model.id,
+                    CurveNode {
+                        property: target.property,
+                        curves,
+                    },
+                ));
+            }
+        }
+        let local = g.props(&stack.node, "AnimationStack.FbxAnimStack");
+        let mut start = local.time("LocalStart").unwrap_or(0);
+        let mut stop = local.time("LocalStop").unwrap_or(0);
+        let has_range = start != 0 || stop != 0;
+        if !has_range {
+            start = i64::MIN + 1 + 20000;
+            stop = i64::MAX - 20000;
+        }
+        let mut ctx = Ctx {
+            fps,
+            min_time: 1e10,
+            max_time: -1e10,
+        };
+        let mut channels = Vec::new();
+        for (node_name, nodes) in node_map {
+            generate_node_animations(
+                conv,
+                &mut ctx,
+                &mut channels,
+                &node_name,
+                nodes,
+                start,
+                stop,
+            );
+        }
+        if channels.is_empty() {
+            continue;
+        }
+        let start_fps = if has_range {
+            convert_time(start, fps)
+        } else {
+            ctx.min_time
+        };
+        let stop_fps = if has_range {
+            convert_time(stop, fps)
+        } else {
+            ctx.max_time
+        };
+        for ch in &mut channels {
+            for k in &mut ch.position_keys {
+                k.time -= start_fps;
+            }
+            for k in &mut ch.rotation_keys {
+                k.time -= start_fps;
+            }
+            for k in &mut ch.scaling_keys {
+                k.time -= start_fps;
+            }
+        }
+        conv.scene.animations.push(Animation {
+            name,
+            duration: stop_fps - start_fps,
+            ticks_per_second: fps,
+            channels,
+        });
+    }
+}
+
+fn read_curve(conv: &mut Converter<'_, '_, '_>, id: u64) -> Option<Curve> {
+    let obj = *conv.g.object(id)?;
+    let d = conv.describe(&obj);
+    let (Some(t), Some(v)) = (obj.node.child("KeyTime"), obj.node.child("KeyValueFloat")) else {
+        conv.warn(format!(
+            "{d}: KeyTime or KeyValueFloat missing; curve ignored"
+        ));
+        return None;
+    };
+    let times = match t.i64_values() {
+        Ok(t) => t.into_owned(),
+        Err(e) => {
+            conv.warn(format!("{d}: KeyTime unreadable ({e}); curve ignored"));
+            return None;
+        }
+    };
+    let values = match v.f32_values() {
+        Ok(v) => v.into_owned(),
+        Err(e) => {
+            conv.warn(format!(
+                "{d}: KeyValueFloat unreadable ({e}); curve ignored"
+            ));
+            return None;
+        }
+    };
+    if times.len() != values.len() {
+        conv.warn(format!(
+            "{d}: {} key times but {} values; curve ignored",
+            times.len(),
+            values.len()
+        ));
+        return None;
+    }
+    if times.windows(2).any(|w| w[0] >= w[1]) {
+        conv.warn(format!(
+            "{d}: key times not in ascending order; curve ignored"
+        ));
+        return None;
+    }
+    if times.is_empty() {
+        return None;
+    }
+    Some(Curve { times, values })
+}
+
+fn mapto(channel: &str) -> Option<usize> {
+    match channel {
+        "d|X" => Some(0),
+        "d|Y" => Some(1),
+        "d|Z" => Some(2),
+        _ => None,
+    }
+}
+
+/// `GetKeyframeList`.
+fn keyframe_list(nodes: &[&CurveNode], start: i64, stop: i64) -> Vec<KeyList> {
+    let (lo, hi) = (start.saturating_sub(10000), stop.saturating_add(10000));
+    let mut out = Vec::new();
+    for n in nodes {
+        for (ch, c) in &n.curves {
+            let Some(m) = mapto(ch) else { continue };
+            let mut kl = KeyList {
+                times: Vec::with_capacity(c.times.len()),
+                values: Vec::with_capacity(c.times.len()),
+                mapto: m,
+            };
+            for (&t, &v) in c.times.iter().zip(&c.values) {
+                if t >= lo && t <= hi {
+                    kl.times.push(t);
+                    kl.values.push(v);
+                }
+            }
+            out.push(kl);
+        }
+    }
+    out
+}
+
+/// `GetRotationKeyframeList`: like [`keyframe_list`], with keys inserted where consecutive
+/// values differ by 180° or more.
+fn rotation_keyframe_list(nodes: &[&CurveNode], start: i64, stop: i64) -> Vec<KeyList> {
+    let (lo, hi) = (start.saturating_sub(10000), stop.saturating_add(10000));
+    let inside = |t: i64| t >= lo && t <= hi;
+    let mut out = Vec::new();
+    for n in nodes {
+        for (ch, c) in &n.curves {
+            let Some(m) = mapto(ch) else { continue };
+            let mut kl = KeyList {
+                times: Vec::new(),
+                values: Vec::new(),
+                mapto: m,
+            };
+            let count = c.times.len();
+            let mut tp = c.times[0];
+            let mut vp = c.values[0];
+            kl.times.push(tp);
+            kl.values.push(vp);
+            let mut inserted = 0usize;
+            if count > 1 {
+                let mut tc = c.times[1];
+                let mut vc = c.values[1];
+                for k in 1..count {
+                    while (vc - vp).abs() >= 180.0 && inserted < MAX_INSERTED_KEYS {
+                        let dt = tc.wrapping_sub(tp) as f32;
+                        let step = (dt / (vc - vp) * 179.0).floor();
+                        let tnew = tp.wrapping_add(step as i64);
+                        let vnew = vp + (vc - vp) * step / dt;
+                        if inside(tnew) {
+                            kl.times.push(tnew);
+                            kl.values.push(vnew);
+                            inserted += 1;
+                        } else {
+                            break;
+                        }
+                        tp = tnew;
+                        vp = vnew;
+                    }
+                    if inside(tc) {
+                        kl.times.push(tc);
+                        kl.values.push(vc);
+                    }
+                    if k + 1 < count {
+                        tp = tc;
+                        vp = vc;
+                        tc = c.times[k + 1];
+                        vc = c.values[k + 1];
+                    }
+                }
+            }
+            out.push(kl);
+        }
+    }
+    out
+}
+
+/// `GetKeyTimeList`: merged key times.
+fn key_times(inputs: &[KeyList]) -> Vec<i64> {
+    let mut next = vec![0usize; inputs.len()];
+    let mut keys = Vec::with_capacity(inputs.iter().map(|k| k.times.len()).max().unwrap_or(0));
+    loop {
+        let mut min = i64::MAX;
+        for (kl, &p) in inputs.iter().zip(&next) {
+            if let Some(&t) = kl.times.get(p) {
+                if t < min {
+                    min = t;
+                }
+            }
+        }
+        if min == i64::MAX {
+            break;
+        }
+        keys.push(min);
+        for (kl, p) in inputs.iter().zip(next.iter_mut()) {
+            while kl.times.get(*p) == Some(&min) {
+                *p += 1;
+            }
+        }
+    }
+    keys
+}
+
+/// `InterpolateKeys` for vectors: per time, each component lerped in its own list.
+fn interpolate(
+    ctx: &mut Ctx,
+    keys: &[i64],
+    inputs: &[KeyList],
+    def: [f32; 3],
+) -> Vec<(f64, [f32; 3])> {
+    let mut next = vec![0usize; inputs.len()];
+    let mut out = Vec::with_capacity(keys.len());
+    for &time in keys {
+        let mut result = def;
+        for (kl, p) in inputs.iter().zip(next.iter_mut()) {
+            let n = kl.times.len();
+            if n == 0 {
+                continue;
+            }
+            if n > *p && kl.times[*p] == time {
+                *p += 1;
+            }
+            let id0 = if *p > 0 { *p - 1 } else { 0 };
+            let id1 = if *p == n { n - 1 } else { *p };
+            let (va, vb) = (kl.values[id0], kl.values[id1]);
+            let (ta, tb) = (kl.times[id0], kl.times[id1]);
+            let factor = if ta == tb {
+                0.0
+            } else {
+                time.wrapping_sub(ta) as f32 / tb.wrapping_sub(ta) as f32
+            };
+            result[kl.mapto] = va + (vb - va) * factor;
+        }
+        let t = convert_time(time, ctx.fps);
+        ctx.min_time = ctx.min_time.min(t);
+        ctx.max_time = ctx.max_time.max(t);
+        out.push((t, result));
+    }
+    out
+}
+
+/// `InterpolateKeys` for rotations: Euler keys → quaternions on the shortest path.
+fn interpolate_rotation(
+    ctx: &mut Ctx,
+    keys: &[i64],
+    inputs: &[KeyList],
+    def: [f32; 3],
+    order: RotOrder,
+) -> Vec<(f64, Q)> {
+    let euler = interpolate(ctx, keys, inputs, def);
+    let mut last = Q::default();
+    euler
+        .into_iter()
+        .map(|(t, e)| {
+            let mut q = Q::from_rows(&rotation_matrix(order, e).rows3());
+            if q.x * last.x + q.y * last.y + q.z * last.z + q.w * last.w < 0.0 {
+                q = Q {
+                    w: -q.w,
+                    x: -q.x,
+                    y: -q.y,
+                    z: -q.z,
+                };
+            }
+            last = q;
+            (t, q)
+        })
+        .collect()
+}
+
+fn vkeys(v: Vec<(f64, [f32; 3])>) -> Vec<VectorKey> {
+    v.into_iter()
+        .map(|(time, value)| VectorKey {
+            time,
+            value: Vec3::from_array(value),
+        })
+        .collect()
+}
+
+fn qkeys(v: Vec<(f64, Q)>) -> Vec<QuatKey> {
+    v.into_iter()
+        .map(|(time, q)| QuatKey {
+            time,
+            value: q.to_glam(),
+        })
+        .collect()
+}
+
+/// `NeedsComplexTransformationChain`: pivots, offsets or geometric transforms.
+fn needs_complex_chain(model: &crate::convert::Model<'_, '_>) -> bool {
+    let eps = 1e-6f32;
+    for (name, scale) in [
+        ("RotationOffset", false),
+        ("RotationPivot", false),
+        ("ScalingOffset", false),
+        ("ScalingPivot", false),
+        ("GeometricScaling", true),
+        ("GeometricRotation", false),
+        ("GeometricTranslation", false),
+    ] {
+        if let Some(v) = model.props.vec3_f32(name) {
+            let v = if scale {
+                [v[0] - 1.0, v[1] - 1.0, v[2] - 1.0]
+            } else {
+                v
+            };
+            if sq_len(v) > eps {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn default_of(comp: Comp) -> [f32; 3] {
+    if comp == Comp::Scaling {
+        [1.0, 1.0, 1.0]
+    } else {
+        [0.0; 3]
+    }
+}
+
+/// `IsRedundantAnimationData`: one curve node whose X/Y/Z curves hold one key each, equal
+/// to the node's static value.
+fn is_redundant(model: &crate::convert::Model<'_, '_>, comp: Comp, nodes: &[&CurveNode]) -> bool {
+    if nodes.len() != 1 {
+        return false;
+    }
+    let c = &nodes[0].curves;
+    let (Some(x), Some(y), Some(z)) = (c.get("d|X"), c.get("d|Y"), c.get("d|Z")) else {
+        return false;
+    };
+    if x.values.len() != 1 || y.values.len() != 1 || z.values.len() != 1 {
+        return false;
+    }
+    let dynv = [x.values[0], y.values[0], z.values[0]];
+    let stat = model
+        .props
+        .vec3_f32(comp.property())
+        .unwrap_or(default_of(comp));
+    sq_len([dynv[0] - stat[0], dynv[1] - stat[1], dynv[2] - stat[2]]) < f32::EPSILON
+}
+
+fn generate_node_animations(
+    conv: &mut Converter<'_, '_, '_>,
+    ctx: &mut Ctx,
+    out: &mut Vec<NodeChannel>,
+    fixed_name: &str,
+    nodes: Vec<(u64, CurveNode)>,
+    start: i64,
+    stop: i64,
+) {
+    let Some(&(target_id, _)) = nodes.last() else {
+        return;
+    };
+    let mut by_prop: BTreeMap<&str, Vec<&CurveNode>> = BTreeMap::new();
+    for (_, n) in &nodes {
+        if n.curves.is_empty() {
+            conv.warn(format!(
+                "node '{fixed_name}': an AnimationCurveNode on {} has no curves",
+                n.property
+            ));
+            continue;
+        }
+        by_prop.entry(n.property.as_str()).or_default().push(n);
+    }
+    let Some(target) = conv.model(target_id) else {
+        return;
+    };
+    let comps = [Comp::Translation, Comp::Rotation, Comp::Scaling];
+    let mut chain: [Option<Vec<&CurveNode>>; 3] = [None, None, None];
+    let mut has_any = false;
+    for (i, comp) in comps.iter().enumerate() {
+        if let Some(v) = by_prop.get(comp.property()) {
+            chain[i] = Some(v.clone());
+            if conv.options.optimize_empty_animation_curves && is_redundant(&target, *comp, v) {
+                continue;
+            }
+            has_any = true;
+        }
+    }
+    if !has_any {
+        return;
+    }
+    if !needs_complex_chain(&target) {
+        let ch = simple_node_anim(ctx, fixed_name, &target, &chain, start, stop);
+        if !(ch.position_keys.is_empty()
+            && ch.rotation_keys.is_empty()
+            && ch.scaling_keys.is_empty())
+        {
+            out.push(ch);
+        }
+        return;
+    }
+    let mut flags = 0u32;
+    for (i, comp) in comps.iter().enumerate() {
+        let Some(nodes) = &chain[i] else { continue };
+        flags |= comp.bit();
+        let name = chain_node_name(fixed_name, *comp);
+        let dummy_s = || {
+            vec![VectorKey {
+                time: 0.0,
+                value: Vec3::ONE,
+            }]
+        };
+        let dummy_t = || {
+            vec![VectorKey {
+                time: 0.0,
+                value: Vec3::ZERO,
+            }]
+        };
+        let dummy_r = || {
+            vec![QuatKey {
+                time: 0.0,
+                value: kiln_scene::Quat::IDENTITY,
+            }]
+        };
+        let ch = match comp {
+            Comp::Rotation => {
+                let inputs = rotation_keyframe_list(nodes, start, stop);
+                let keys = key_times(&inputs);
+                NodeChannel {
+                    node_name: name,
+                    rotation_keys: qkeys(interpolate_rotation(
+                        ctx,
+                        &keys,
+                        &inputs,
+                        [0.0; 3],
+                        target.rot_order,
+                    )),
+                    scaling_keys: dummy_s(),
+                    position_keys: dummy_t(),
+                }
+            }
+            Comp::Translation => {
+                let inputs = keyframe_list(nodes, start, stop);
+                let keys = key_times(&inputs);
+                NodeChannel {
+                    node_name: name,
+                    position_keys: vkeys(interpolate(ctx, &keys, &inputs, [0.0; 3])),
+                    scaling_keys: dummy_s(),
+                    rotation_keys: dummy_r(),
+                }
+            }
+            _ => {
+                let inputs = keyframe_list(nodes, start, stop);
+                let keys = key_times(&inputs);
+                NodeChannel {
+                    node_name: name,
+                    scaling_keys: vkeys(interpolate(ctx, &keys, &inputs, [1.0; 3])),
+                    rotation_keys: dummy_r(),
+                    position_keys: dummy_t(),
+                }
+            }
+        };
+        out.push(ch);
+    }
+    conv.anim_chain_bits.insert(fixed_name.to_string(), flags);
+}
+
+/// `GenerateSimpleNodeAnim`.
+fn simple_node_anim(
+    ctx: &mut Ctx,
+    name: &str,
+    target: &crate::convert::Model<'_, '_>,
+    chain: &[Option<Vec<&CurveNode>>; 3],
+    start: i64,
+    stop: i64,
+) -> NodeChannel {
+    let lists: [Vec<KeyList>; 3] = [
+        chain[0]
+            .as_ref()
+            .map(|n| keyframe_list(n, start, stop))
+            .unwrap_or_default(),
+        chain[1]
+            .as_ref()
+            .map(|n| rotation_keyframe_list(n, start, stop))
+            .unwrap_or_default(),
+        chain[2]
+            .as_ref()
+            .map(|n| keyframe_list(n, start, stop))
+            .unwrap_or_default(),
+    ];
+    let mut times: Vec<i64> = lists
+        .iter()
+        .flatten()
+        .flat_map(|k| k.times.iter().copied())
+        .collect();
+    times.sort_unstable();
+    times.dedup();
+    let props = &target.props;
+    let def_t = props.vec3_f32("Lcl Translation").unwrap_or([0.0; 3]);
+    let def_r = props.vec3_f32("Lcl Rotation").unwrap_or([0.0; 3]);
+    let def_s = props.vec3_f32("Lcl Scaling").unwrap_or([1.0; 3]);
+    let order = target.rot_order;
+    let def_q = euler_to_quat(def_r, order);
+    let fps = ctx.fps;
+    let t: Vec<(f64, [f32; 3])> = if lists[0].is_empty() {
+        times
+            .iter()
+            .map(|&k| (convert_time(k, fps), def_t))
+            .collect()
+    } else {
+        interpolate(ctx, &times, &lists[0], def_t)
+    };
+    let mut r: Vec<(f64, Q)> = if lists[1].is_empty() {
+        times
+            .iter()
+            .map(|&k| (convert_time(k, fps), def_q))
+            .collect()
+    } else {
+        interpolate_rotation(ctx, &times, &lists[1], def_r, order)
+    };
+    let s: Vec<(f64, [f32; 3])> = if lists[2].is_empty() {
+        times
+            .iter()
+            .map(|&k| (convert_time(k, fps), def_s))
+            .collect()
+    } else {
+        interpolate(ctx, &times, &lists[2], def_s)
+    };
+    if let Some(pre) = props.vec3_f32("PreRotation").filter(|v| sq_len(*v) > 1e-6) {
+        let pq = euler_to_quat(pre, RotOrder::Xyz);
+        for k in &mut r {
+            k.1 = pq.mul(&k.1);
+        }
+    }
+    if let Some(post) = props.vec3_f32("PostRotation").filter(|v| sq_len(*v) > 1e-6) {
+        let pq = euler_to_quat(post, RotOrder::Xyz);
+        for k in &mut r {
+            k.1 = k.1.mul(&pq);
+        }
+    }
+    let mut ch = NodeChannel {
+        node_name: name.to_string(),
+        ..NodeChannel::default()
+    };
+    for i in 0..times.len() {
+        let m = M4::translation(t[i].1)
+            .mul(&r[i].1.matrix())
+            .mul(&M4::scaling(s[i].1));
+        let (sc, q, p) = m.decompose();
+        ch.position_keys.push(VectorKey {
+            time: t[i].0,
+            value: Vec3::from_array(p),
+        });
+        ch.rotation_keys.push(QuatKey {
+            time: r[i].0,
+            value: q.to_glam(),
+        });
+        ch.scaling_keys.push(VectorKey {
+            time: s[i].0,
+            value: Vec3::from_array(sc),
+        });
+    }
+    ch
+}
+
+/// Assimp's `ScenePreprocessor`: a channel without position, rotation or scaling keys gets
+/// one key at time 0 from its node's transform.
+pub fn add_missing_tracks(scene: &mut Scene) {
+    let order = scene.depth_first();
+    for a in 0..scene.animations.len() {
+        for c in 0..scene.animations[a].channels.len() {
+            let ch = &scene.animations[a].channels[c];
+            if !ch.position_keys.is_empty()
+                && !ch.rotation_keys.is_empty()
+                && !ch.scaling_keys.is_empty()
+            {
+                continue;
+            }
+            let Some(&node) = order.iter().find(|&&n| scene.nodes[n].name == ch.node_name) else {
+                continue;
+            };
+            let (s, q, p) = M4::from_glam(&scene.nodes[node].transform).decompose();
+            let ch = &mut scene.animations[a].channels[c];
+            if ch.rotation_keys.is_empty() {
+                ch.rotation_keys.push(QuatKey {
+                    time: 0.0,
+                    value: q.to_glam(),
+                });
+            }
+            if ch.scaling_keys.is_empty() {
+                ch.scaling_keys.push(VectorKey {
+                    time: 0.0,
+                    value: Vec3::from_array(s),
+                });
+            }
+            if ch.position_keys.is_empty() {
+                ch.position_keys.push(VectorKey {
+                    time: 0.0,
+                    value: Vec3::from_array(p),
+                });
+            }
+        }
+    }
+}
