@@ -16,8 +16,10 @@ use kiln_scene::{Scene, TextureRef};
 /// Which byte layout the `.mesh`/`.clip` files use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Layout {
-    /// Byte-compatible with the original tool.
+    /// The zero-copy kiln layout (`docs/format.md`).
     #[default]
+    Kiln,
+    /// Byte-compatible with the original tool.
     Classic,
 }
 
@@ -25,9 +27,14 @@ pub enum Layout {
 #[derive(Clone, Debug, Default)]
 pub struct ConvertOptions {
     pub layout: Layout,
+    /// Compact vertex streams in the kiln layout (ignored by the classic layout).
+    pub quantize: kiln_format::kiln::Quantize,
     /// Bake node transforms into the vertices (Assimp's PreTransformVertices), for static
     /// meshes; bones collapse to the root.
     pub pre_transform: bool,
+    /// Resample every clip at this many frames per second instead of the animation's own
+    /// ticks per second.
+    pub clip_frame_rate: Option<f64>,
 }
 
 /// A failure, naming the file it concerns.
@@ -56,6 +63,8 @@ fn err(path: &Path, message: impl fmt::Display) -> ConvertError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
     Obj,
+    /// FBX, binary or ASCII (`kiln-fbx-scene`).
+    Fbx,
 }
 
 impl InputFormat {
@@ -64,6 +73,7 @@ impl InputFormat {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
             "obj" => Some(InputFormat::Obj),
+            "fbx" => Some(InputFormat::Fbx),
             _ => None,
         }
     }
@@ -77,7 +87,11 @@ pub fn import_file(path: &Path) -> Result<Scene, ConvertError> {
     }
     match InputFormat::of(path) {
         Some(InputFormat::Obj) => kiln_obj::load(path).map_err(|e| err(path, e.reason())),
-        None => Err(err(path, "unsupported file type (expected .obj)")),
+        Some(InputFormat::Fbx) => {
+            let bytes = fs::read(path).map_err(|e| err(path, io_reason(&e)))?;
+            kiln_fbx_scene::import(&bytes).map_err(|e| err(path, e))
+        }
+        None => Err(err(path, "unsupported file type (expected .obj or .fbx)")),
     }
 }
 
@@ -118,10 +132,15 @@ pub struct Conversion {
     pub outputs: Vec<OutputFile>,
     /// Warnings of the importer, the processing and the extraction, for the user.
     pub warnings: Vec<String>,
+    /// Outputs that could not be encoded (left out of `outputs`); the file fails.
+    pub errors: Vec<String>,
+    /// One clip per animation (also encoded in `outputs` as `NAME_CLIPNAME.clip`).
+    pub clips: Vec<kiln_format::Clip>,
 }
 
-/// Builds every output of a processed scene: `NAME.mesh`, `NAME.xml` and the textures the
-/// materials use (read from `source_dir`, or extracted when embedded).
+/// Builds every output of a processed scene: `NAME.mesh`, `NAME.xml`, one `NAME_CLIPNAME.clip`
+/// per animation, and the textures the materials use (read from `source_dir`, or extracted when
+/// embedded).
 pub fn build_outputs(
     scene: &Scene,
     name: &str,
@@ -132,18 +151,35 @@ pub fn build_outputs(
     let mut warnings = scene.warnings.clone();
     warnings.extend(extracted.warnings.iter().cloned());
     let mut outputs = Vec::new();
-    let mesh = match options.layout {
-        Layout::Classic => kiln_format::classic::write_mesh(&extracted.model),
-    };
-    outputs.push(OutputFile {
-        name: format!("{name}.mesh"),
-        bytes: mesh,
-    });
+    let mut errors = Vec::new();
     let materials: Vec<_> = extracted.materials.iter().map(|m| m.data.clone()).collect();
+    let offsets = crate::animation::offsets_or_identity(&extracted.offsets);
+    let mesh = match options.layout {
+        Layout::Classic => Ok(kiln_format::classic::write_mesh(&extracted.model)),
+        Layout::Kiln => kiln_format::kiln::write_mesh(
+            &extracted.model,
+            &materials,
+            &kiln_format::kiln::MeshOptions {
+                quantize: options.quantize,
+                offset_matrices: Some(&offsets),
+            },
+        ),
+    };
+    match mesh {
+        Ok(bytes) => outputs.push(OutputFile {
+            name: format!("{name}.mesh"),
+            bytes,
+        }),
+        Err(e) => errors.push(format!("cannot encode {name}.mesh: {e}")),
+    }
     outputs.push(OutputFile {
         name: format!("{name}.xml"),
         bytes: kiln_format::xml::write_materials(&materials).into_bytes(),
     });
+    let clips = crate::animation::clip_outputs(scene, &extracted, name, options);
+    warnings.extend(clips.warnings);
+    errors.extend(clips.errors);
+    outputs.extend(clips.files);
     for m in &extracted.materials {
         for tex in [&m.diffuse, &m.specular, &m.normal].into_iter().flatten() {
             let file = texture_file_name(&tex.path).to_string();
@@ -160,6 +196,8 @@ pub fn build_outputs(
         extracted,
         outputs,
         warnings,
+        errors,
+        clips: clips.clips,
     }
 }
 
@@ -223,6 +261,8 @@ pub struct Summary {
     pub vertices: usize,
     pub triangles: usize,
     pub materials: usize,
+    /// `.clip` files written (one per animation that gave a clip).
+    pub clips: usize,
     pub milliseconds: f64,
 }
 
@@ -230,12 +270,13 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} bones, {} mesh parts, {} vertices, {} triangles, {} materials, {:.1} ms",
+            "{} bones, {} mesh parts, {} vertices, {} triangles, {} materials, {} clips, {:.1} ms",
             self.bones,
             self.parts,
             self.vertices,
             self.triangles,
             self.materials,
+            self.clips,
             self.milliseconds
         )
     }
@@ -267,6 +308,9 @@ pub fn convert_file(
         .unwrap_or_else(|| "model".into());
     let source_dir = path.parent().unwrap_or(Path::new("."));
     let mut conversion = build_outputs(&scene, &name, source_dir, options);
+    if let Some(e) = conversion.errors.first() {
+        return Err(err(path, e));
+    }
     if conversion.extracted.model.meshes.is_empty() {
         // As the original tool (with its faults fixed): the skeleton is still written.
         conversion
@@ -288,6 +332,7 @@ pub fn convert_file(
         vertices: model.meshes.iter().map(|m| m.vertices.len()).sum(),
         triangles: model.meshes.iter().map(|m| m.indices.len() / 3).sum(),
         materials: conversion.extracted.materials.len(),
+        clips: conversion.clips.len(),
         milliseconds: start.elapsed().as_secs_f64() * 1e3,
     };
     Ok(Converted {

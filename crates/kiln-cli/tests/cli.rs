@@ -59,12 +59,11 @@ fn converts_a_cube_with_its_material_and_texture() {
     );
     let xml = std::fs::read_to_string(t.path().join("out/cube.xml")).unwrap();
     assert!(xml.contains("<DiffuseFile>red.png</DiffuseFile>"), "{xml}");
+    // The default layout is the kiln layout.
     let mesh = std::fs::read(t.path().join("out/cube.mesh")).unwrap();
-    assert_eq!(
-        u32::from_le_bytes(mesh[0..4].try_into().unwrap()),
-        2,
-        "bone count"
-    );
+    let mesh = kiln::format::kiln::AlignedBytes::from_bytes(&mesh);
+    let view = kiln::format::kiln::MeshView::parse(&mesh).unwrap();
+    assert_eq!(view.bone_records().len(), 2, "bone count");
 }
 
 #[test]
@@ -182,7 +181,7 @@ fn demo_converts_the_built_in_house() {
     assert!(o.status.success(), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
-        stdout.contains("house.obj: 3 bones, 3 mesh parts"),
+        stdout.contains("house.fbx: 3 bones, 3 mesh parts"),
         "{stdout}"
     );
     assert_eq!(
