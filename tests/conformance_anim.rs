@@ -26,7 +26,7 @@ mod common;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use common::{anim_eval, assbin, compare, dae_gen};
+use common::{anim_eval, assbin, compare, dae_gen, report};
 use glam::{DMat4, DVec3, Mat4};
 use kiln::anim::bake::{BakeOptions, bake};
 use kiln::anim::extract::BoneSource;
@@ -522,26 +522,6 @@ fn skinned_positions_match_assimp_on_the_corpus_and_generated_models() {
         let _ = writeln!(body, "\nAssimp rejects: {}.", rejected.join(", "));
     }
     println!("{body}");
-    update_doc_section("anim", &body);
+    report::update_doc_section("anim", &body);
     assert_eq!(failed, 0, "{body}");
-}
-
-/// Replaces the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in
-/// docs/conformance.md (appending the section when missing).
-fn update_doc_section(name: &str, body: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/conformance.md");
-    let old =
-        std::fs::read_to_string(&path).unwrap_or_else(|_| "# Conformance with Assimp 5.2\n".into());
-    let (begin, end) = (
-        format!("<!-- {name}:begin -->"),
-        format!("<!-- {name}:end -->"),
-    );
-    let section = format!("{begin}\n{body}{end}");
-    let new = match (old.find(&begin), old.find(&end)) {
-        (Some(b), Some(e)) if e > b => format!("{}{}{}", &old[..b], section, &old[e + end.len()..]),
-        _ => format!("{}\n{}\n", old.trim_end(), section),
-    };
-    if new != old {
-        let _ = std::fs::write(&path, new);
-    }
 }

@@ -20,12 +20,11 @@
 
 mod common;
 
-use std::fmt::Write as _;
 use std::path::Path;
 
-use common::{assbin, assxml, classic_decode, compare};
+use common::{assbin, assxml, classic_decode, compare, report};
 use kiln::pipeline::{ConvertOptions, process_for_engine};
-use kiln::scene::{Mat4, PropertyValue, Quat, Scene, Vec3};
+use kiln::scene::{PropertyValue, Scene, Vec3};
 
 const FLAGS: &[&str] = &["--left-handed", "-tri", "-guv", "--gen-normals", "-cts"];
 
@@ -52,24 +51,7 @@ const QUIRKS: &[Quirk] = &[(
     },
 )];
 
-fn close(a: f32, b: f32) -> bool {
-    compare::close(a, b)
-}
-
-fn close_mat(a: &Mat4, b: &Mat4) -> bool {
-    a.to_cols_array()
-        .iter()
-        .zip(b.to_cols_array().iter())
-        .all(|(x, y)| close(*x, *y))
-}
-
-fn close3(a: Vec3, b: Vec3) -> bool {
-    close(a.x, b.x) && close(a.y, b.y) && close(a.z, b.z)
-}
-
-fn close_q(a: Quat, b: Quat) -> bool {
-    close(a.x, b.x) && close(a.y, b.y) && close(a.z, b.z) && close(a.w, b.w)
-}
+use compare::{close, close_mat, close_quat as close_q, close3};
 
 /// Bones of every mesh: names, offset matrices, weights.
 fn compare_bones(ours: &Scene, theirs: &Scene) -> Result<(), String> {
@@ -563,26 +545,6 @@ fn check_file(root: &Path, path: &Path) -> Row {
     row
 }
 
-/// Replaces the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in
-/// docs/conformance.md (appending the section when missing).
-fn update_doc_section(name: &str, body: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/conformance.md");
-    let old =
-        std::fs::read_to_string(&path).unwrap_or_else(|_| "# Conformance with Assimp 5.2\n".into());
-    let (begin, end) = (
-        format!("<!-- {name}:begin -->"),
-        format!("<!-- {name}:end -->"),
-    );
-    let section = format!("{begin}\n{body}{end}");
-    let new = match (old.find(&begin), old.find(&end)) {
-        (Some(b), Some(e)) if e > b => format!("{}{}{}", &old[..b], section, &old[e + end.len()..]),
-        _ => format!("{}\n{}\n", old.trim_end(), section),
-    };
-    if new != old {
-        let _ = std::fs::write(&path, new);
-    }
-}
-
 /// The FBX files kiln generates, written to `dir`.
 fn generated_fixtures(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
@@ -625,41 +587,24 @@ fn fbx_corpus_matches_assimp() {
         row.file = format!("(generated) {}", row.file);
         rows.push(row);
     }
-    let mut table = String::new();
-    let _ = writeln!(
-        table,
-        "| file | nodes | meshes | bones | channels | result |\n|---|---:|---:|---:|---:|---|"
-    );
-    for r in &rows {
-        let _ = writeln!(
-            table,
-            "| `{}` | {} | {} | {} | {} | {} |",
-            r.file,
-            r.nodes,
-            r.meshes,
-            r.bones,
-            r.channels,
-            r.result.replace('|', "\\|")
-        );
-    }
-    let matched = rows.iter().filter(|r| r.result == "match").count();
-    let _ = writeln!(
-        table,
-        "\n{} files: {matched} match, {} differ with a written reason or are rejected by both, {} differ unexplained.\n",
-        rows.len(),
-        rows.iter().filter(|r| r.ok && r.result != "match").count(),
-        rows.iter().filter(|r| !r.ok).count()
-    );
-    println!("{table}");
-    update_doc_section("fbx", &table);
-    let bad: Vec<&Row> = rows.iter().filter(|r| !r.ok).collect();
-    assert!(
-        bad.is_empty(),
-        "{} FBX files differ from Assimp:\n{}",
-        bad.len(),
-        bad.iter()
-            .map(|r| format!("{}: {}", r.file, r.result))
-            .collect::<Vec<_>>()
-            .join("\n")
+    let outcomes: Vec<report::Outcome> = rows
+        .into_iter()
+        .map(|r| report::Outcome {
+            cells: vec![
+                r.nodes.to_string(),
+                r.meshes.to_string(),
+                r.bones.to_string(),
+                r.channels.to_string(),
+            ],
+            file: r.file,
+            result: r.result,
+            ok: r.ok,
+        })
+        .collect();
+    report::publish(
+        "fbx",
+        "FBX",
+        &["nodes", "meshes", "bones", "channels"],
+        &outcomes,
     );
 }

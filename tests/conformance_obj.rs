@@ -12,10 +12,9 @@
 
 mod common;
 
-use std::fmt::Write as _;
 use std::path::Path;
 
-use common::{assxml, classic_decode, compare};
+use common::{assxml, classic_decode, compare, report};
 use kiln::pipeline::{ConvertOptions, process_for_engine};
 
 const FLAGS: &[&str] = &["--left-handed", "-tri", "-guv", "--gen-normals", "-cts"];
@@ -168,26 +167,6 @@ fn check_file(root: &Path, path: &Path) -> Row {
     row
 }
 
-/// Replaces the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in
-/// docs/conformance.md (appending the section when missing).
-pub fn update_doc_section(name: &str, body: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/conformance.md");
-    let old =
-        std::fs::read_to_string(&path).unwrap_or_else(|_| "# Conformance with Assimp 5.2\n".into());
-    let (begin, end) = (
-        format!("<!-- {name}:begin -->"),
-        format!("<!-- {name}:end -->"),
-    );
-    let section = format!("{begin}\n{body}{end}");
-    let new = match (old.find(&begin), old.find(&end)) {
-        (Some(b), Some(e)) if e > b => format!("{}{}{}", &old[..b], section, &old[e + end.len()..]),
-        _ => format!("{}\n{}\n", old.trim_end(), section),
-    };
-    if new != old {
-        let _ = std::fs::write(&path, new);
-    }
-}
-
 #[test]
 fn obj_corpus_matches_assimp() {
     let root = compare::require_corpus();
@@ -213,40 +192,23 @@ fn obj_corpus_matches_assimp() {
     let mut row = check_file(demo.path(), &demo.path().join(kiln::demo::OBJ_NAME));
     row.file = format!("(generated) {}", row.file);
     rows.push(row);
-    let mut table = String::new();
-    let _ = writeln!(
-        table,
-        "| file | meshes | vertices | triangles | result |\n|---|---:|---:|---:|---|"
-    );
-    for r in &rows {
-        let _ = writeln!(
-            table,
-            "| `{}` | {} | {} | {} | {} |",
-            r.file,
-            r.meshes,
-            r.vertices,
-            r.triangles,
-            r.result.replace('|', "\\|")
-        );
-    }
-    let matched = rows.iter().filter(|r| r.result == "match").count();
-    let _ = writeln!(
-        table,
-        "\n{} files: {matched} match, {} differ with a written reason or are rejected by both, {} differ unexplained.\n",
-        rows.len(),
-        rows.iter().filter(|r| r.ok && r.result != "match").count(),
-        rows.iter().filter(|r| !r.ok).count()
-    );
-    println!("{table}");
-    update_doc_section("obj", &table);
-    let bad: Vec<&Row> = rows.iter().filter(|r| !r.ok).collect();
-    assert!(
-        bad.is_empty(),
-        "{} OBJ files differ from Assimp:\n{}",
-        bad.len(),
-        bad.iter()
-            .map(|r| format!("{}: {}", r.file, r.result))
-            .collect::<Vec<_>>()
-            .join("\n")
+    let outcomes: Vec<report::Outcome> = rows
+        .into_iter()
+        .map(|r| report::Outcome {
+            cells: vec![
+                r.meshes.to_string(),
+                r.vertices.to_string(),
+                r.triangles.to_string(),
+            ],
+            file: r.file,
+            result: r.result,
+            ok: r.ok,
+        })
+        .collect();
+    report::publish(
+        "obj",
+        "OBJ",
+        &["meshes", "vertices", "triangles"],
+        &outcomes,
     );
 }

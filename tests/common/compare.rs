@@ -15,11 +15,15 @@ pub fn close(a: f32, b: f32) -> bool {
     (a - b).abs() <= TOL * 1f32.max(a.abs()).max(b.abs())
 }
 
-fn close3(a: Vec3, b: Vec3) -> bool {
+pub fn close_quat(a: kiln_scene::Quat, b: kiln_scene::Quat) -> bool {
+    close(a.x, b.x) && close(a.y, b.y) && close(a.z, b.z) && close(a.w, b.w)
+}
+
+pub fn close3(a: Vec3, b: Vec3) -> bool {
     close(a.x, b.x) && close(a.y, b.y) && close(a.z, b.z)
 }
 
-fn close_mat(a: &Mat4, b: &Mat4) -> bool {
+pub fn close_mat(a: &Mat4, b: &Mat4) -> bool {
     a.to_cols_array()
         .iter()
         .zip(b.to_cols_array().iter())

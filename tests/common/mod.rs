@@ -7,3 +7,4 @@ pub mod assxml;
 pub mod classic_decode;
 pub mod compare;
 pub mod dae_gen;
+pub mod report;
