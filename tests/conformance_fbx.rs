@@ -368,73 +368,6 @@ fn dump_textures(xml_path: &Path) -> Result<Vec<Vec<u8>>, String> {
     Ok(out)
 }
 
-fn compare_classic(
-    ours: &classic_decode::DecodedMeshFile,
-    theirs: &kiln::format::Model,
-) -> Result<(), String> {
-    if ours.bones.len() != theirs.bones.len() {
-        return Err(format!(
-            ".mesh: {} bones, Assimp-based {}",
-            ours.bones.len(),
-            theirs.bones.len()
-        ));
-    }
-    for (a, b) in ours.bones.iter().zip(&theirs.bones) {
-        if a.index != b.index || a.parent != b.parent || a.name != b.name {
-            return Err(format!(
-                ".mesh bone {}: ({}, {:?}) vs ({}, {:?})",
-                a.index, a.parent, a.name, b.parent, b.name
-            ));
-        }
-        if !a
-            .transform
-            .iter()
-            .zip(&b.transform)
-            .all(|(x, y)| close(*x, *y))
-        {
-            return Err(format!(
-                ".mesh bone {:?}: transform {:?}, Assimp-based {:?}",
-                a.name, a.transform, b.transform
-            ));
-        }
-    }
-    if ours.meshes.len() != theirs.meshes.len() {
-        return Err(format!(
-            ".mesh: {} parts, Assimp-based {}",
-            ours.meshes.len(),
-            theirs.meshes.len()
-        ));
-    }
-    for (p, (a, b)) in ours.meshes.iter().zip(&theirs.meshes).enumerate() {
-        if a.name != b.name || a.bone_index != b.bone_index || a.material_name != b.material_name {
-            return Err(format!(
-                ".mesh part {p}: ({:?}, bone {}, {:?}) vs ({:?}, bone {}, {:?})",
-                a.name, a.bone_index, a.material_name, b.name, b.bone_index, b.material_name
-            ));
-        }
-        if a.indices != b.indices {
-            return Err(format!(".mesh part {p}: indices differ"));
-        }
-        if a.vertices.len() != b.vertices.len() {
-            return Err(format!(
-                ".mesh part {p}: {} vertices vs {}",
-                a.vertices.len(),
-                b.vertices.len()
-            ));
-        }
-        for (i, (va, vb)) in a.vertices.iter().zip(&b.vertices).enumerate() {
-            let fb: &[f32; 19] = bytemuck::cast_ref(vb);
-            if let Some(k) = (0..19).find(|&k| !close(va[k], fb[k])) {
-                return Err(format!(
-                    ".mesh part {p} vertex {i} float {k}: {} vs {}",
-                    va[k], fb[k]
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
 struct Row {
     file: String,
     nodes: usize,
@@ -522,7 +455,7 @@ fn check_file(root: &Path, path: &Path) -> Row {
             // Classic .mesh.
             let bytes = kiln::format::classic::write_mesh(&kiln::anim::extract::extract(&s).model);
             let decoded = classic_decode::decode_mesh_file(&bytes)?;
-            compare_classic(&decoded, &kiln::anim::extract::extract(&theirs_ppb).model)
+            compare::compare_classic(&decoded, &kiln::anim::extract::extract(&theirs_ppb).model)
         })(),
     };
     match outcome {

@@ -28,76 +28,6 @@ const EXPLAINED: &[(&str, &str)] = &[(
      (kiln-obj's tests check that)",
 )];
 
-/// Compares the decoded classic file with the original tool's extraction from Assimp's scene.
-fn compare_classic(
-    ours: &classic_decode::DecodedMeshFile,
-    theirs: &kiln::format::Model,
-) -> Result<(), String> {
-    if ours.bones.len() != theirs.bones.len() {
-        return Err(format!(
-            ".mesh: {} bones, Assimp-based {}",
-            ours.bones.len(),
-            theirs.bones.len()
-        ));
-    }
-    for (a, b) in ours.bones.iter().zip(&theirs.bones) {
-        if a.index != b.index || a.parent != b.parent || a.name != b.name {
-            return Err(format!(
-                ".mesh bone {}: ({}, {}, {:?}) vs ({}, {}, {:?})",
-                a.index, a.index, a.parent, a.name, b.index, b.parent, b.name
-            ));
-        }
-        if !a
-            .transform
-            .iter()
-            .zip(&b.transform)
-            .all(|(x, y)| compare::close(*x, *y))
-        {
-            return Err(format!(".mesh bone {:?}: transform differs", a.name));
-        }
-    }
-    if ours.meshes.len() != theirs.meshes.len() {
-        return Err(format!(
-            ".mesh: {} parts, Assimp-based {}",
-            ours.meshes.len(),
-            theirs.meshes.len()
-        ));
-    }
-    for (p, (a, b)) in ours.meshes.iter().zip(&theirs.meshes).enumerate() {
-        if a.name != b.name || a.bone_index != b.bone_index || a.material_name != b.material_name {
-            return Err(format!(
-                ".mesh part {p}: ({:?}, bone {}, {:?}) vs ({:?}, bone {}, {:?})",
-                a.name, a.bone_index, a.material_name, b.name, b.bone_index, b.material_name
-            ));
-        }
-        if a.indices != b.indices {
-            return Err(format!(".mesh part {p}: indices differ"));
-        }
-        if a.vertices.len() != b.vertices.len() {
-            return Err(format!(
-                ".mesh part {p}: {} vertices vs {}",
-                a.vertices.len(),
-                b.vertices.len()
-            ));
-        }
-        for (i, (va, vb)) in a.vertices.iter().zip(&b.vertices).enumerate() {
-            let fb: &[f32; 19] = bytemuck_cast(vb);
-            if let Some(k) = (0..19).find(|&k| !compare::close(va[k], fb[k])) {
-                return Err(format!(
-                    ".mesh part {p} vertex {i} float {k}: {} vs {}",
-                    va[k], fb[k]
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The 19 floats of a vertex, in the layout order.
-fn bytemuck_cast(v: &kiln::format::Vertex) -> &[f32; 19] {
-    bytemuck::cast_ref(v)
-}
-
 struct Row {
     file: String,
     meshes: usize,
@@ -148,7 +78,7 @@ fn check_file(root: &Path, path: &Path) -> Row {
             compare::compare_scenes(s, &theirs, compare::Aspects::ALL)?;
             let bytes = kiln::format::classic::write_mesh(&kiln::anim::extract::extract(s).model);
             let decoded = classic_decode::decode_mesh_file(&bytes)?;
-            compare_classic(&decoded, &kiln::anim::extract::extract(&theirs).model)
+            compare::compare_classic(&decoded, &kiln::anim::extract::extract(&theirs).model)
         })(),
     };
     match outcome {
