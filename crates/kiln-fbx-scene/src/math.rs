@@ -128,80 +128,12 @@ impl M4 {
     }
 
     pub fn determinant(&self) -> f32 {
-        let m = &self.0;
-        let (a1, a2, a3, a4) = (m[0][0], m[0][1], m[0][2], m[0][3]);
-        let (b1, b2, b3, b4) = (m[1][0], m[1][1], m[1][2], m[1][3]);
-        let (c1, c2, c3, c4) = (m[2][0], m[2][1], m[2][2], m[2][3]);
-        let (d1, d2, d3, d4) = (m[3][0], m[3][1], m[3][2], m[3][3]);
-        a1 * b2 * c3 * d4 - a1 * b2 * c4 * d3 + a1 * b3 * c4 * d2 - a1 * b3 * c2 * d4
-            + a1 * b4 * c2 * d3
-            - a1 * b4 * c3 * d2
-            - a2 * b3 * c4 * d1
-            + a2 * b3 * c1 * d4
-            - a2 * b4 * c1 * d3
-            + a2 * b4 * c3 * d1
-            - a2 * b1 * c3 * d4
-            + a2 * b1 * c4 * d3
-            + a3 * b4 * c1 * d2
-            - a3 * b4 * c2 * d1
-            + a3 * b1 * c2 * d4
-            - a3 * b1 * c4 * d2
-            + a3 * b2 * c4 * d1
-            - a3 * b2 * c1 * d4
-            - a4 * b1 * c2 * d3
-            + a4 * b1 * c3 * d2
-            - a4 * b2 * c3 * d1
-            + a4 * b2 * c1 * d3
-            - a4 * b3 * c1 * d2
-            + a4 * b3 * c2 * d1
+        kiln_scene::assimp_math::determinant(&self.0)
     }
 
     /// `aiMatrix4x4::Inverse`: a singular matrix becomes all NaN, as in Assimp.
     pub fn inverse(&self) -> M4 {
-        let det = self.determinant();
-        if det == 0.0 {
-            return M4([[f32::NAN; 4]; 4]);
-        }
-        let invdet = 1.0 / det;
-        let m = &self.0;
-        let (a1, a2, a3, a4) = (m[0][0], m[0][1], m[0][2], m[0][3]);
-        let (b1, b2, b3, b4) = (m[1][0], m[1][1], m[1][2], m[1][3]);
-        let (c1, c2, c3, c4) = (m[2][0], m[2][1], m[2][2], m[2][3]);
-        let (d1, d2, d3, d4) = (m[3][0], m[3][1], m[3][2], m[3][3]);
-        let mut r = [[0f32; 4]; 4];
-        r[0][0] = invdet
-            * (b2 * (c3 * d4 - c4 * d3) + b3 * (c4 * d2 - c2 * d4) + b4 * (c2 * d3 - c3 * d2));
-        r[0][1] = -invdet
-            * (a2 * (c3 * d4 - c4 * d3) + a3 * (c4 * d2 - c2 * d4) + a4 * (c2 * d3 - c3 * d2));
-        r[0][2] = invdet
-            * (a2 * (b3 * d4 - b4 * d3) + a3 * (b4 * d2 - b2 * d4) + a4 * (b2 * d3 - b3 * d2));
-        r[0][3] = -invdet
-            * (a2 * (b3 * c4 - b4 * c3) + a3 * (b4 * c2 - b2 * c4) + a4 * (b2 * c3 - b3 * c2));
-        r[1][0] = -invdet
-            * (b1 * (c3 * d4 - c4 * d3) + b3 * (c4 * d1 - c1 * d4) + b4 * (c1 * d3 - c3 * d1));
-        r[1][1] = invdet
-            * (a1 * (c3 * d4 - c4 * d3) + a3 * (c4 * d1 - c1 * d4) + a4 * (c1 * d3 - c3 * d1));
-        r[1][2] = -invdet
-            * (a1 * (b3 * d4 - b4 * d3) + a3 * (b4 * d1 - b1 * d4) + a4 * (b1 * d3 - b3 * d1));
-        r[1][3] = invdet
-            * (a1 * (b3 * c4 - b4 * c3) + a3 * (b4 * c1 - b1 * c4) + a4 * (b1 * c3 - b3 * c1));
-        r[2][0] = invdet
-            * (b1 * (c2 * d4 - c4 * d2) + b2 * (c4 * d1 - c1 * d4) + b4 * (c1 * d2 - c2 * d1));
-        r[2][1] = -invdet
-            * (a1 * (c2 * d4 - c4 * d2) + a2 * (c4 * d1 - c1 * d4) + a4 * (c1 * d2 - c2 * d1));
-        r[2][2] = invdet
-            * (a1 * (b2 * d4 - b4 * d2) + a2 * (b4 * d1 - b1 * d4) + a4 * (b1 * d2 - b2 * d1));
-        r[2][3] = -invdet
-            * (a1 * (b2 * c4 - b4 * c2) + a2 * (b4 * c1 - b1 * c4) + a4 * (b1 * c2 - b2 * c1));
-        r[3][0] = -invdet
-            * (b1 * (c2 * d3 - c3 * d2) + b2 * (c3 * d1 - c1 * d3) + b3 * (c1 * d2 - c2 * d1));
-        r[3][1] = invdet
-            * (a1 * (c2 * d3 - c3 * d2) + a2 * (c3 * d1 - c1 * d3) + a3 * (c1 * d2 - c2 * d1));
-        r[3][2] = -invdet
-            * (a1 * (b2 * d3 - b3 * d2) + a2 * (b3 * d1 - b1 * d3) + a3 * (b1 * d2 - b2 * d1));
-        r[3][3] = invdet
-            * (a1 * (b2 * c3 - b3 * c2) + a2 * (b3 * c1 - b1 * c3) + a3 * (b1 * c2 - b2 * c1));
-        M4(r)
+        M4(kiln_scene::assimp_math::inverse(&self.0))
     }
 
     /// `aiMatrix4x4::Decompose(scaling, quaternion, position)`.

@@ -102,78 +102,9 @@ pub(crate) const IDENTITY_EPSILON: f32 = 10e-3;
 /// `aiMatrix4x4::Inverse()`: cofactor inverse; a matrix whose determinant is exactly zero
 /// becomes all NaN.
 pub(crate) fn inverse(m: &Mat4) -> Mat4 {
-    // r[row][col]
-    let mut r = [[0f32; 4]; 4];
-    for (row, line) in r.iter_mut().enumerate() {
-        for (col, v) in line.iter_mut().enumerate() {
-            *v = at(m, row, col);
-        }
-    }
-    let [
-        [a1, a2, a3, a4],
-        [b1, b2, b3, b4],
-        [c1, c2, c3, c4],
-        [d1, d2, d3, d4],
-    ] = r;
-    let det = a1 * b2 * c3 * d4 - a1 * b2 * c4 * d3 + a1 * b3 * c4 * d2 - a1 * b3 * c2 * d4
-        + a1 * b4 * c2 * d3
-        - a1 * b4 * c3 * d2
-        - a2 * b3 * c4 * d1
-        + a2 * b3 * c1 * d4
-        - a2 * b4 * c1 * d3
-        + a2 * b4 * c3 * d1
-        - a2 * b1 * c3 * d4
-        + a2 * b1 * c4 * d3
-        + a3 * b4 * c1 * d2
-        - a3 * b4 * c2 * d1
-        + a3 * b1 * c2 * d4
-        - a3 * b1 * c4 * d2
-        + a3 * b2 * c4 * d1
-        - a3 * b2 * c1 * d4
-        - a4 * b1 * c2 * d3
-        + a4 * b1 * c3 * d2
-        - a4 * b2 * c3 * d1
-        + a4 * b2 * c1 * d3
-        - a4 * b3 * c1 * d2
-        + a4 * b3 * c2 * d1;
-    if det == 0.0 {
-        return Mat4::from_cols_array(&[f32::NAN; 16]);
-    }
-    let inv = 1.0 / det;
-    let o = [
-        [
-            inv * (b2 * (c3 * d4 - c4 * d3) + b3 * (c4 * d2 - c2 * d4) + b4 * (c2 * d3 - c3 * d2)),
-            -inv * (a2 * (c3 * d4 - c4 * d3) + a3 * (c4 * d2 - c2 * d4) + a4 * (c2 * d3 - c3 * d2)),
-            inv * (a2 * (b3 * d4 - b4 * d3) + a3 * (b4 * d2 - b2 * d4) + a4 * (b2 * d3 - b3 * d2)),
-            -inv * (a2 * (b3 * c4 - b4 * c3) + a3 * (b4 * c2 - b2 * c4) + a4 * (b2 * c3 - b3 * c2)),
-        ],
-        [
-            -inv * (b1 * (c3 * d4 - c4 * d3) + b3 * (c4 * d1 - c1 * d4) + b4 * (c1 * d3 - c3 * d1)),
-            inv * (a1 * (c3 * d4 - c4 * d3) + a3 * (c4 * d1 - c1 * d4) + a4 * (c1 * d3 - c3 * d1)),
-            -inv * (a1 * (b3 * d4 - b4 * d3) + a3 * (b4 * d1 - b1 * d4) + a4 * (b1 * d3 - b3 * d1)),
-            inv * (a1 * (b3 * c4 - b4 * c3) + a3 * (b4 * c1 - b1 * c4) + a4 * (b1 * c3 - b3 * c1)),
-        ],
-        [
-            inv * (b1 * (c2 * d4 - c4 * d2) + b2 * (c4 * d1 - c1 * d4) + b4 * (c1 * d2 - c2 * d1)),
-            -inv * (a1 * (c2 * d4 - c4 * d2) + a2 * (c4 * d1 - c1 * d4) + a4 * (c1 * d2 - c2 * d1)),
-            inv * (a1 * (b2 * d4 - b4 * d2) + a2 * (b4 * d1 - b1 * d4) + a4 * (b1 * d2 - b2 * d1)),
-            -inv * (a1 * (b2 * c4 - b4 * c2) + a2 * (b4 * c1 - b1 * c4) + a4 * (b1 * c2 - b2 * c1)),
-        ],
-        [
-            -inv * (b1 * (c2 * d3 - c3 * d2) + b2 * (c3 * d1 - c1 * d3) + b3 * (c1 * d2 - c2 * d1)),
-            inv * (a1 * (c2 * d3 - c3 * d2) + a2 * (c3 * d1 - c1 * d3) + a3 * (c1 * d2 - c2 * d1)),
-            -inv * (a1 * (b2 * d3 - b3 * d2) + a2 * (b3 * d1 - b1 * d3) + a3 * (b1 * d2 - b2 * d1)),
-            inv * (a1 * (b2 * c3 - b3 * c2) + a2 * (b3 * c1 - b1 * c3) + a3 * (b1 * c2 - b2 * c1)),
-        ],
-    ];
-    // o is row-major; glam takes columns.
-    let mut cols = [0f32; 16];
-    for (row, line) in o.iter().enumerate() {
-        for (col, &v) in line.iter().enumerate() {
-            cols[col * 4 + row] = v;
-        }
-    }
-    Mat4::from_cols_array(&cols)
+    // The columns of the transpose are the rows Assimp works on, and back.
+    let rows = m.transpose().to_cols_array_2d();
+    Mat4::from_cols_array_2d(&kiln_scene::assimp_math::inverse(&rows)).transpose()
 }
 
 /// The 3x3 matrix that PretransformVertices applies to normals and tangents: the upper-left

@@ -35,6 +35,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+pub mod assimp_math;
+
 pub use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
 /// Most UV channels a mesh carries (Assimp's `AI_MAX_NUMBER_OF_TEXTURECOORDS`).
