@@ -2,8 +2,8 @@
 //! palette lerp and CPU skinning run under a counting global allocator that must count zero.
 //! One test function, so no other test allocates at the same time.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+#[path = "../../../tests/common/counting_alloc.rs"]
+mod counting_alloc;
 
 use glam::{Mat4, Quat, Vec3};
 use kiln_anim::bake::{BakeOptions, bake};
@@ -11,32 +11,6 @@ use kiln_anim::sample::{AnimationClip, Wrap};
 use kiln_anim::skeleton::{Pose, Skeleton};
 use kiln_anim::skin::{palette, skin_vertices};
 use kiln_format::{Bone, Clip, Keyframe, Track, Vertex};
-
-struct Counting;
-
-static ACTIVE: AtomicBool = AtomicBool::new(false);
-static CALLS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if ACTIVE.load(Ordering::Relaxed) {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if ACTIVE.load(Ordering::Relaxed) {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn the_per_frame_path_does_not_allocate() {
@@ -105,25 +79,20 @@ fn the_per_frame_path_does_not_allocate() {
         vec![[0f32; 3]; 100],
     );
 
-    CALLS.store(0, Ordering::SeqCst);
-    ACTIVE.store(true, Ordering::SeqCst);
-    for step in 0..50 {
-        let time = step as f32 * 0.37 - 2.0;
-        for wrap in [Wrap::Clamp, Wrap::Loop] {
-            bound.sample(time, wrap, &mut pose).unwrap();
-            skeleton.update_model(&mut pose).unwrap();
-            skeleton.update_skinning(&mut pose).unwrap();
-            bound.evaluate(&skeleton, time, wrap, &mut pose).unwrap();
-            palette(&baked, 0, time, wrap, &mut pal).unwrap();
-            skin_vertices(&pal, &vertices, &mut p, &mut nr, &mut t).unwrap();
+    let ((), allocated) = counting_alloc::measure(|| {
+        for step in 0..50 {
+            let time = step as f32 * 0.37 - 2.0;
+            for wrap in [Wrap::Clamp, Wrap::Loop] {
+                bound.sample(time, wrap, &mut pose).unwrap();
+                skeleton.update_model(&mut pose).unwrap();
+                skeleton.update_skinning(&mut pose).unwrap();
+                bound.evaluate(&skeleton, time, wrap, &mut pose).unwrap();
+                palette(&baked, 0, time, wrap, &mut pal).unwrap();
+                skin_vertices(&pal, &vertices, &mut p, &mut nr, &mut t).unwrap();
+            }
         }
-    }
-    ACTIVE.store(false, Ordering::SeqCst);
-    assert_eq!(
-        CALLS.load(Ordering::SeqCst),
-        0,
-        "allocations in the per-frame path"
-    );
+    });
+    assert_eq!(allocated.calls, 0, "allocations in the per-frame path");
     // The work was done: the last vertex moved with its bones.
     assert!(p.iter().flatten().all(|x| x.is_finite()));
     assert_ne!(p[99], [99.0, 1.0, 0.0]);

@@ -2,53 +2,16 @@
 //! the bytes left before any allocation. A counting global allocator measures it; one test
 //! function, so no other test allocates at the same time.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+#[path = "../../../tests/common/counting_alloc.rs"]
+mod counting_alloc;
 
 use kiln_format::classic::{read_clip, read_mesh, write_clip, write_mesh};
 use kiln_format::{Clip, MeshPart, Model, Track};
 
-struct Counting;
-
-static ACTIVE: AtomicBool = AtomicBool::new(false);
-static TOTAL: AtomicUsize = AtomicUsize::new(0);
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if ACTIVE.load(Ordering::Relaxed) {
-            TOTAL.fetch_add(layout.size(), Ordering::Relaxed);
-            LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
-        }
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if ACTIVE.load(Ordering::Relaxed) {
-            TOTAL.fetch_add(new_size, Ordering::Relaxed);
-            LARGEST.fetch_max(new_size, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
 /// Bytes allocated (in total, and the largest single block) while `f` runs.
 fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
-    TOTAL.store(0, Ordering::SeqCst);
-    LARGEST.store(0, Ordering::SeqCst);
-    ACTIVE.store(true, Ordering::SeqCst);
-    let r = f();
-    ACTIVE.store(false, Ordering::SeqCst);
-    (
-        r,
-        TOTAL.load(Ordering::SeqCst),
-        LARGEST.load(Ordering::SeqCst),
-    )
+    let (r, a) = counting_alloc::measure(f);
+    (r, a.bytes, a.largest)
 }
 
 /// The bound the readers keep: a decoded record is at most ~6× its smallest encoding
