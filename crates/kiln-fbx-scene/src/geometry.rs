@@ -395,20 +395,19 @@ impl MeshGeometry {
     ) -> Result<Layer<T>, GeometryError> {
         let data_node = source.child(data_name);
         let index_node = source.child(index_name);
-        let mut direct = reference == "Direct";
-        let mut indexed =
+        let wants_index =
             reference == "IndexToDirect" || (options.all_layer_mappings && reference == "Index");
-        if indexed && index_node.is_none() {
-            direct = true;
-            indexed = false;
-        }
+        // The index array, when the reference type uses one and the file has it; without it an
+        // indexed layer is read as direct.
+        let index = index_node.filter(|_| wants_index);
+        let direct = reference == "Direct" || (wants_index && index.is_none());
         let mapping = match mapping {
             "ByVertex" if options.all_layer_mappings => "ByVertice",
             m => m,
         };
         let corners = self.corner_points.len();
         let Some(data_node) = data_node else {
-            if (direct || indexed)
+            if (direct || index.is_some())
                 && matches!(
                     mapping,
                     "ByVertice" | "ByPolygonVertex" | "ByPolygon" | "AllSame"
@@ -434,7 +433,7 @@ impl MeshGeometry {
                     ))
                 })
         };
-        match (mapping, direct, indexed) {
+        match (mapping, direct, index) {
             ("ByVertice", true, _) => {
                 if data.len() != self.control_points {
                     warnings.push(format!(
@@ -446,8 +445,8 @@ impl MeshGeometry {
                 }
                 Ok(Layer::PerPoint(data))
             }
-            ("ByVertice", _, true) => {
-                let idx = i32s(&index_node.expect("checked"))?;
+            ("ByVertice", _, Some(index)) => {
+                let idx = i32s(&index)?;
                 if idx.len() != self.control_points {
                     warnings.push(format!(
                         "{ctx}: {} indices for {} control points (ByVertice), ignored",
@@ -481,8 +480,8 @@ impl MeshGeometry {
                 }
                 Ok(Layer::PerCorner(data))
             }
-            ("ByPolygonVertex", _, true) => {
-                let mut idx = i32s(&index_node.expect("checked"))?;
+            ("ByPolygonVertex", _, Some(index)) => {
+                let mut idx = i32s(&index)?;
                 if idx.len() > corners {
                     warnings.push(format!(
                         "{ctx}: {} indices for {corners} polygon corners, trimmed",
@@ -513,8 +512,8 @@ impl MeshGeometry {
                 })
             }
             ("ByPolygon", _, _) if options.all_layer_mappings => {
-                let per_face: Vec<T> = if indexed {
-                    let idx = i32s(&index_node.expect("checked"))?;
+                let per_face: Vec<T> = if let Some(index) = index {
+                    let idx = i32s(&index)?;
                     idx.iter()
                         .map(|&i| check(i, data.len()).map(|i| data[i as usize]))
                         .collect::<Result<_, _>>()?
@@ -539,8 +538,8 @@ impl MeshGeometry {
                 Ok(Layer::PerCorner(out))
             }
             ("AllSame", _, _) if options.all_layer_mappings => {
-                let v = if indexed {
-                    let idx = i32s(&index_node.expect("checked"))?;
+                let v = if let Some(index) = index {
+                    let idx = i32s(&index)?;
                     let i = check(idx.first().copied().unwrap_or(0), data.len())?;
                     data[i as usize]
                 } else {
