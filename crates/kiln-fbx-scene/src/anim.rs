@@ -24,6 +24,7 @@ use kiln_scene::{Animation, NodeChannel, QuatKey, Scene, Vec3, VectorKey};
 use crate::convert::{Comp, Converter, chain_node_name};
 use crate::graph::{Graph, strip_prefix};
 use crate::math::{M4, Q, RotOrder, euler_to_quat, rotation_matrix, sq_len};
+use crate::par;
 
 /// FBX time units per second.
 pub const KTIME_PER_SECOND: f64 = 46_186_158_000.0;
@@ -75,7 +76,7 @@ struct Curve {
 /// A curve node: its target property and its curves by channel name (`d|X`...), sorted.
 struct CurveNode {
     property: String,
-    curves: BTreeMap<String, std::rc::Rc<Curve>>,
+    curves: BTreeMap<String, std::sync::Arc<Curve>>,
 }
 
 /// Keys of one component: times, values, component index 0..3.
@@ -95,7 +96,7 @@ pub fn convert_animations(conv: &mut Converter<'_, '_, '_>) {
     let g = conv.g;
     let (mode, custom) = time_mode(g);
     let fps = frame_rate(mode, custom);
-    let mut curve_cache: BTreeMap<u64, Option<std::rc::Rc<Curve>>> = BTreeMap::new();
+    let mut curve_cache: BTreeMap<u64, Option<std::sync::Arc<Curve>>> = BTreeMap::new();
     for &sid in &g.animation_stacks.clone() {
         let Some(stack) = g.object(sid).copied() else {
             continue;
@@ -159,7 +160,7 @@ pub fn convert_animations(conv: &mut Converter<'_, '_, '_>) {
                     let curve = match curve_cache.get(&cid) {
                         Some(c) => c.clone(),
                         None => {
-                            let c = read_curve(conv, cid).map(std::rc::Rc::new);
+                            let c = read_curve(conv, cid).map(std::sync::Arc::new);
                             curve_cache.insert(cid, c.clone());
                             c
                         }
@@ -190,17 +191,37 @@ pub fn convert_animations(conv: &mut Converter<'_, '_, '_>) {
             min_time: 1e10,
             max_time: -1e10,
         };
-        let mut channels = Vec::new();
-        for (node_name, nodes) in node_map {
-            generate_node_animations(
-                conv,
-                &mut ctx,
-                &mut channels,
-                &node_name,
-                nodes,
-                start,
-                stop,
+        // Which curves drive which node is settled in order (warnings, model lookups); the
+        // keys of the nodes are then computed in parallel and collected in node order.
+        let mut jobs = Vec::new();
+        for (node_name, nodes) in &node_map {
+            if let Some((model, chain)) = prepare_node(conv, node_name, nodes) {
+                jobs.push((node_name.as_str(), model, chain));
+            }
+        }
+        let optimize = conv.options.optimize_empty_animation_curves;
+        let work: Vec<(&str, &crate::convert::Model<'_, '_>, &Chain<'_>)> =
+            jobs.iter().map(|(n, m, c)| (*n, &**m, c)).collect();
+        let done = par::map(&work, |&(name, model, chain)| {
+            let mut local = Ctx {
+                fps,
+                min_time: 1e10,
+                max_time: -1e10,
+            };
+            let mut out = Vec::new();
+            let bits = node_channels(
+                &mut local, &mut out, name, model, chain, start, stop, optimize,
             );
+            (local, out, bits)
+        });
+        let mut channels = Vec::new();
+        for (&(name, _, _), (local, out, bits)) in work.iter().zip(done) {
+            ctx.min_time = ctx.min_time.min(local.min_time);
+            ctx.max_time = ctx.max_time.max(local.max_time);
+            channels.extend(out);
+            if let Some(bits) = bits {
+                conv.anim_chain_bits.insert(name.to_string(), bits);
+            }
         }
         if channels.is_empty() {
             continue;
@@ -244,15 +265,17 @@ fn read_curve(conv: &mut Converter<'_, '_, '_>, id: u64) -> Option<Curve> {
         ));
         return None;
     };
-    let times = match t.i64_values() {
-        Ok(t) => t.into_owned(),
+    let fast = conv.g.arrays.i64s(&t);
+    let times = match fast.map_or_else(|| t.i64_values().map(|v| v.into_owned()), Ok) {
+        Ok(t) => t,
         Err(e) => {
             conv.warn(format!("{d}: KeyTime unreadable ({e}); curve ignored"));
             return None;
         }
     };
-    let values = match v.f32_values() {
-        Ok(v) => v.into_owned(),
+    let fast = conv.g.arrays.f32s(&v);
+    let values = match fast.map_or_else(|| v.f32_values().map(|v| v.into_owned()), Ok) {
+        Ok(v) => v,
         Err(e) => {
             conv.warn(format!(
                 "{d}: KeyValueFloat unreadable ({e}); curve ignored"
@@ -535,20 +558,19 @@ fn is_redundant(model: &crate::convert::Model<'_, '_>, comp: Comp, nodes: &[&Cur
     sq_len([dynv[0] - stat[0], dynv[1] - stat[1], dynv[2] - stat[2]]) < f32::EPSILON
 }
 
-fn generate_node_animations(
-    conv: &mut Converter<'_, '_, '_>,
-    ctx: &mut Ctx,
-    out: &mut Vec<NodeChannel>,
+/// The curve nodes on a node's translation, rotation and scaling.
+type Chain<'c> = [Option<Vec<&'c CurveNode>>; 3];
+
+/// `GenerateNodeAnimations`, first half: the target model and its curve nodes by component
+/// (`None` when nothing is animated).
+fn prepare_node<'c, 'd, 'a>(
+    conv: &mut Converter<'_, 'd, 'a>,
     fixed_name: &str,
-    nodes: Vec<(u64, CurveNode)>,
-    start: i64,
-    stop: i64,
-) {
-    let Some(&(target_id, _)) = nodes.last() else {
-        return;
-    };
+    nodes: &'c [(u64, CurveNode)],
+) -> Option<(std::rc::Rc<crate::convert::Model<'d, 'a>>, Chain<'c>)> {
+    let &(target_id, _) = nodes.last()?;
     let mut by_prop: BTreeMap<&str, Vec<&CurveNode>> = BTreeMap::new();
-    for (_, n) in &nodes {
+    for (_, n) in nodes {
         if n.curves.is_empty() {
             conv.warn(format!(
                 "node '{fixed_name}': an AnimationCurveNode on {} has no curves",
@@ -558,33 +580,48 @@ fn generate_node_animations(
         }
         by_prop.entry(n.property.as_str()).or_default().push(n);
     }
-    let Some(target) = conv.model(target_id) else {
-        return;
-    };
+    let target = conv.model(target_id)?;
     let comps = [Comp::Translation, Comp::Rotation, Comp::Scaling];
-    let mut chain: [Option<Vec<&CurveNode>>; 3] = [None, None, None];
+    let chain: Chain<'c> = comps.map(|comp| by_prop.get(comp.property()).cloned());
+    Some((target, chain))
+}
+
+/// `GenerateNodeAnimations`, second half (no shared state: runs in parallel): the node's
+/// channels into `out`; the helper-node components animated, when the node needs the
+/// complex chain.
+#[allow(clippy::too_many_arguments)]
+fn node_channels(
+    ctx: &mut Ctx,
+    out: &mut Vec<NodeChannel>,
+    fixed_name: &str,
+    target: &crate::convert::Model<'_, '_>,
+    chain: &Chain<'_>,
+    start: i64,
+    stop: i64,
+    optimize: bool,
+) -> Option<u32> {
+    let comps = [Comp::Translation, Comp::Rotation, Comp::Scaling];
     let mut has_any = false;
     for (i, comp) in comps.iter().enumerate() {
-        if let Some(v) = by_prop.get(comp.property()) {
-            chain[i] = Some(v.clone());
-            if conv.options.optimize_empty_animation_curves && is_redundant(&target, *comp, v) {
+        if let Some(v) = &chain[i] {
+            if optimize && is_redundant(target, *comp, v) {
                 continue;
             }
             has_any = true;
         }
     }
     if !has_any {
-        return;
+        return None;
     }
-    if !needs_complex_chain(&target) {
-        let ch = simple_node_anim(ctx, fixed_name, &target, &chain, start, stop);
+    if !needs_complex_chain(target) {
+        let ch = simple_node_anim(ctx, fixed_name, target, chain, start, stop);
         if !(ch.position_keys.is_empty()
             && ch.rotation_keys.is_empty()
             && ch.scaling_keys.is_empty())
         {
             out.push(ch);
         }
-        return;
+        return None;
     }
     let mut flags = 0u32;
     for (i, comp) in comps.iter().enumerate() {
@@ -649,7 +686,7 @@ fn generate_node_animations(
         };
         out.push(ch);
     }
-    conv.anim_chain_bits.insert(fixed_name.to_string(), flags);
+    Some(flags)
 }
 
 /// `GenerateSimpleNodeAnim`.
@@ -680,7 +717,8 @@ fn simple_node_anim(
         .flatten()
         .flat_map(|k| k.times.iter().copied())
         .collect();
-    times.sort_unstable();
+    // Concatenated sorted runs: the stable sort merges them in O(n log runs).
+    times.sort();
     times.dedup();
     let props = &target.props;
     let def_t = props.vec3_f32("Lcl Translation").unwrap_or([0.0; 3]);

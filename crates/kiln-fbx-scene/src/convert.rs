@@ -16,6 +16,7 @@ use crate::anim;
 use crate::geometry::{GeometryOptions, MeshGeometry};
 use crate::graph::{Graph, Object, Props, ROOT_ID, strip_prefix};
 use crate::math::{M4, RotOrder, rotation_matrix, sq_len};
+use crate::par;
 
 /// The parts of a node's local transform, in Assimp's chain order (parent to child).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,6 +276,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
                 GeometryOptions {
                     all_layer_mappings: self.options.all_layer_mappings,
                 },
+                &g.arrays,
                 &mut w,
             );
             self.warnings.extend(w);
@@ -692,16 +694,22 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
         node: NodeId,
         material: Option<i32>,
     ) -> usize {
-        let mut mesh = Mesh {
-            name: self.mesh_name(obj, node),
-            ..Mesh::default()
+        let name = self.mesh_name(obj, node);
+        // Material.
+        let material_index = match material.or_else(|| geo.materials.first().copied()) {
+            Some(mi) if self.options.read_materials => self.material_for_mesh(model, geo, mi),
+            _ => self.default_material(),
         };
-        // Tangents need bitangents: the file's, or normal × tangent.
-        let derive_binormals = geo.binormals.is_empty() && !geo.normals.is_empty();
-        let with_tangents =
-            !geo.tangents.is_empty() && (!geo.binormals.is_empty() || derive_binormals);
-        let nuv = geo.uv_count();
-        let ncol = geo.color_count();
+        // Skin clusters (read once per geometry).
+        let skin = match self.skins.get(&obj.id) {
+            Some(s) => s.clone(),
+            None => {
+                let s = self.skin_clusters(obj.id).map(Rc::new);
+                self.skins.insert(obj.id, s.clone());
+                s
+            }
+        };
+        let clusters: Option<&[Cluster]> = skin.as_deref().map(Vec::as_slice);
         // Output corner → input corner (all corners in order for a single material).
         let picked: Option<Vec<u32>> = material.map(|m| {
             let mut v = Vec::new();
@@ -714,102 +722,17 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
             }
             v
         });
-        let count = picked.as_ref().map_or(geo.corner_count(), Vec::len);
-        let input = |k: usize| -> (usize, u32) {
-            let c = match &picked {
-                Some(p) => p[k] as usize,
-                None => k,
-            };
-            (c, geo.corner_points[c])
-        };
-        mesh.positions = (0..count)
-            .map(|k| Vec3::from_array(geo.points[input(k).1 as usize]))
-            .collect();
-        // Faces.
-        let mut bits = 0u8;
-        let mut cursor = 0u32;
-        mesh.face_sizes.reserve(geo.faces.len());
-        mesh.indices.reserve(count);
-        for (f, &n) in geo.faces.iter().enumerate() {
-            if let Some(m) = material {
-                if geo.materials.get(f) != Some(&m) {
-                    continue;
-                }
-            }
-            mesh.face_sizes.push(n);
-            mesh.indices.extend(cursor..cursor + n);
-            cursor += n;
-            bits |= PrimitiveTypes::of_arity(n);
-        }
-        mesh.primitive_types = PrimitiveTypes(bits);
-        let gather3 = |layer: &crate::geometry::Layer<[f32; 3]>| -> Vec<Vec3> {
-            (0..count)
-                .map(|k| {
-                    let (c, p) = input(k);
-                    Vec3::from_array(layer.at(c, p))
-                })
-                .collect()
-        };
-        if !geo.normals.is_empty() {
-            mesh.normals = gather3(&geo.normals);
-        }
-        if with_tangents {
-            mesh.tangents = gather3(&geo.tangents);
-            mesh.bitangents = if derive_binormals {
-                (0..count)
-                    .map(|k| {
-                        let (c, p) = input(k);
-                        Vec3::from_array(geo.normals.at(c, p))
-                            .cross(Vec3::from_array(geo.tangents.at(c, p)))
-                    })
-                    .collect()
-            } else {
-                gather3(&geo.binormals)
-            };
-        }
-        for (i, uv) in geo.uvs.iter().take(nuv).enumerate() {
-            mesh.uv_channels.push(UvChannel {
-                components: 2,
-                coords: (0..count)
-                    .map(|k| {
-                        let (c, p) = input(k);
-                        let v = uv.at(c, p);
-                        Vec3::new(v[0], v[1], 0.0)
-                    })
-                    .collect(),
-                name: geo.uv_names[i].clone(),
-            });
-        }
-        for col in geo.colors.iter().take(ncol) {
-            mesh.color_channels.push(
-                (0..count)
-                    .map(|k| {
-                        let (c, p) = input(k);
-                        Vec4::from_array(col.at(c, p))
-                    })
-                    .collect(),
-            );
-        }
-        let index = self.scene.meshes.len();
-        // Material.
-        mesh.material = match material.or_else(|| geo.materials.first().copied()) {
-            Some(mi) if self.options.read_materials => self.material_for_mesh(model, geo, mi),
-            _ => self.default_material(),
-        };
-        // Skin.
-        let skin = match self.skins.get(&obj.id) {
-            Some(s) => s.clone(),
-            None => {
-                let s = self.skin_clusters(obj.id).map(Rc::new);
-                self.skins.insert(obj.id, s.clone());
-                s
-            }
-        };
-        if let Some(clusters) = skin {
-            mesh.bones = bones_for(geo, &clusters, material, picked.as_deref());
-        }
+        let pk = picked.as_deref();
+        // The vertex attributes and the skin weights are independent: built side by side.
+        let (mut mesh, bones) = par::join(
+            || mesh_attributes(geo, material, pk),
+            || clusters.map(|c| bones_for(geo, c, material, pk)),
+        );
+        mesh.name = name;
+        mesh.material = material_index;
+        mesh.bones = bones.unwrap_or_default();
         self.scene.meshes.push(mesh);
-        index
+        self.scene.meshes.len() - 1
     }
 
     /// The clusters of the (last) skin deformer on geometry `gid`.
@@ -856,20 +779,24 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
         let (ix, wx) = (n.child("Indexes"), n.child("Weights"));
         let (indices, weights) = match (ix, wx) {
             (Some(i), Some(w)) => {
-                let i: Vec<i32> = match i.i32_values() {
-                    Ok(v) => v.into_owned(),
-                    Err(e) => {
-                        self.warn(format!("{d}: Indexes unreadable ({e}); cluster ignored"));
-                        return None;
-                    }
-                };
-                let w: Vec<f32> = match w.f32_values() {
-                    Ok(v) => v.into_owned(),
-                    Err(e) => {
-                        self.warn(format!("{d}: Weights unreadable ({e}); cluster ignored"));
-                        return None;
-                    }
-                };
+                let fast = g.arrays.i32s(&i);
+                let i: Vec<i32> =
+                    match fast.map_or_else(|| i.i32_values().map(|v| v.into_owned()), Ok) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            self.warn(format!("{d}: Indexes unreadable ({e}); cluster ignored"));
+                            return None;
+                        }
+                    };
+                let fast = g.arrays.f32s(&w);
+                let w: Vec<f32> =
+                    match fast.map_or_else(|| w.f32_values().map(|v| v.into_owned()), Ok) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            self.warn(format!("{d}: Weights unreadable ({e}); cluster ignored"));
+                            return None;
+                        }
+                    };
                 (i, w)
             }
             (None, None) => (Vec::new(), Vec::new()),
@@ -1531,6 +1458,110 @@ const LAYERED_TEXTURE_SLOTS: [(&str, AiTex); 14] = [
     ("ReflectionFactor", AiTex::Metalness),
 ];
 
+/// The vertex attributes and faces of one output mesh: the corners `picked` of the
+/// polygons with material `material` (all corners when `None`), one vertex per corner.
+fn mesh_attributes(geo: &MeshGeometry, material: Option<i32>, pk: Option<&[u32]>) -> Mesh {
+    // Tangents need bitangents: the file's, or normal × tangent.
+    let derive_binormals = geo.binormals.is_empty() && !geo.normals.is_empty();
+    let with_tangents = !geo.tangents.is_empty() && (!geo.binormals.is_empty() || derive_binormals);
+    let cp = &geo.corner_points[..];
+    let point = |p: u32| Vec3::from_array(geo.points.get(p as usize).copied().unwrap_or_default());
+    let positions = || -> Vec<Vec3> {
+        match pk {
+            None => cp.iter().map(|&p| point(p)).collect(),
+            Some(pk) => pk
+                .iter()
+                .map(|&c| point(cp.get(c as usize).copied().unwrap_or(u32::MAX)))
+                .collect(),
+        }
+    };
+    let faces = || -> (Vec<u32>, Vec<u32>, u8) {
+        let mut bits = 0u8;
+        match material {
+            None => {
+                // The corners of complete polygons (an unterminated last one keeps its
+                // vertices but makes no face).
+                let used: u32 = geo.faces.iter().sum();
+                for &n in &geo.faces {
+                    bits |= PrimitiveTypes::of_arity(n);
+                }
+                (geo.faces.clone(), (0..used).collect(), bits)
+            }
+            Some(m) => {
+                let (mut sizes, mut indices) = (Vec::new(), Vec::new());
+                let mut cursor = 0u32;
+                indices.reserve(pk.map_or(0, <[u32]>::len));
+                for (f, &n) in geo.faces.iter().enumerate() {
+                    if geo.materials.get(f) != Some(&m) {
+                        continue;
+                    }
+                    sizes.push(n);
+                    indices.extend(cursor..cursor + n);
+                    cursor += n;
+                    bits |= PrimitiveTypes::of_arity(n);
+                }
+                (sizes, indices, bits)
+            }
+        }
+    };
+    let normals = || -> (Vec<Vec3>, Vec<Vec3>, Vec<Vec3>) {
+        let normals = if geo.normals.is_empty() {
+            Vec::new()
+        } else {
+            geo.normals.gather(cp, pk, Vec3::from_array)
+        };
+        if !with_tangents {
+            return (normals, Vec::new(), Vec::new());
+        }
+        let tangents = geo.tangents.gather(cp, pk, Vec3::from_array);
+        let bitangents = if derive_binormals {
+            normals
+                .iter()
+                .zip(&tangents)
+                .map(|(n, t)| n.cross(*t))
+                .collect()
+        } else {
+            geo.binormals.gather(cp, pk, Vec3::from_array)
+        };
+        (normals, tangents, bitangents)
+    };
+    let channels = || -> (Vec<UvChannel>, Vec<Vec<Vec4>>) {
+        let uvs = geo.uvs[..geo.uv_count()]
+            .iter()
+            .zip(&geo.uv_names)
+            .map(|(uv, name)| UvChannel {
+                components: 2,
+                coords: uv.gather(cp, pk, |v| Vec3::new(v[0], v[1], 0.0)),
+                name: name.clone(),
+            })
+            .collect();
+        let colors = geo.colors[..geo.color_count()]
+            .iter()
+            .map(|col| col.gather(cp, pk, Vec4::from_array))
+            .collect();
+        (uvs, colors)
+    };
+    let (
+        (positions, (face_sizes, indices, bits)),
+        ((normals, tangents, bitangents), (uv_channels, color_channels)),
+    ) = par::join(
+        || par::join(positions, faces),
+        || par::join(normals, channels),
+    );
+    Mesh {
+        positions,
+        normals,
+        tangents,
+        bitangents,
+        uv_channels,
+        color_channels,
+        face_sizes,
+        indices,
+        primitive_types: PrimitiveTypes(bits),
+        ..Mesh::default()
+    }
+}
+
 /// Skin bones of one output mesh (`ConvertWeights` + `ConvertCluster`): every cluster gives
 /// a bone (even without weights); a bone named twice in one skin is listed twice with the
 /// first cluster's data; weights go to every output vertex made from the control point.
@@ -1540,48 +1571,75 @@ fn bones_for(
     material: Option<i32>,
     picked: Option<&[u32]>,
 ) -> Vec<Bone> {
+    // Output vertex of each input corner when the mesh is one material's part (`u32::MAX`:
+    // the corner belongs to another part).
+    let out_of = || -> Option<Vec<u32>> {
+        material.and(picked).map(|p| {
+            let mut v = vec![u32::MAX; geo.corner_count()];
+            for (k, &c) in p.iter().enumerate() {
+                if let Some(slot) = v.get_mut(c as usize) {
+                    *slot = k as u32;
+                }
+            }
+            v
+        })
+    };
+    let ((offsets, point_corners), out_of) = par::join(|| geo.point_corners(), out_of);
+    let corners_of = |index: i32| -> &[u32] {
+        match usize::try_from(index)
+            .ok()
+            .filter(|&p| p < geo.control_points)
+        {
+            Some(cp) => &point_corners[offsets[cp] as usize..offsets[cp + 1] as usize],
+            None => &[],
+        }
+    };
+    // A bone named twice in one skin is listed twice with the first cluster's data.
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    let source: Vec<usize> = clusters
+        .iter()
+        .enumerate()
+        .map(|(i, cl)| *first.entry(cl.bone.as_str()).or_insert(i))
+        .collect();
+    let todo: Vec<usize> = (0..clusters.len()).filter(|&i| source[i] == i).collect();
+    let weights = par::map(&todo, |&i| {
+        let cl = &clusters[i];
+        let total: usize = cl.indices.iter().map(|&i| corners_of(i).len()).sum();
+        let mut weights = Vec::with_capacity(total);
+        for (&index, &w) in cl.indices.iter().zip(&cl.weights) {
+            let corners = corners_of(index);
+            match &out_of {
+                Some(out_of) => weights.extend(corners.iter().filter_map(|&corner| {
+                    let out = out_of[corner as usize];
+                    (out != u32::MAX).then_some(VertexWeight {
+                        vertex: out,
+                        weight: w,
+                    })
+                })),
+                None => weights.extend(corners.iter().map(|&corner| VertexWeight {
+                    vertex: corner,
+                    weight: w,
+                })),
+            }
+        }
+        weights
+    });
+    let mut made: Vec<Option<Vec<VertexWeight>>> = vec![None; clusters.len()];
+    for (i, w) in todo.into_iter().zip(weights) {
+        made[i] = Some(w);
+    }
     let mut bones: Vec<Bone> = Vec::with_capacity(clusters.len());
-    let mut made: HashMap<&str, usize> = HashMap::new();
-    let (offsets, point_corners) = geo.point_corners();
-    for cl in clusters {
-        if let Some(&b) = made.get(cl.bone.as_str()) {
-            let again = bones[b].clone();
+    for (i, cl) in clusters.iter().enumerate() {
+        let src = source[i];
+        if src != i {
+            let again = bones[src].clone();
             bones.push(again);
             continue;
         }
-        let mut weights = Vec::with_capacity(cl.indices.len() * 2);
-        for (&index, &w) in cl.indices.iter().zip(&cl.weights) {
-            let Some(cp) = usize::try_from(index)
-                .ok()
-                .filter(|&p| p < geo.control_points)
-            else {
-                continue;
-            };
-            let corners = &point_corners[offsets[cp] as usize..offsets[cp + 1] as usize];
-            for &corner in corners {
-                match (material, picked) {
-                    (Some(m), Some(picked)) => {
-                        let face = geo.face_of_corner(corner);
-                        if geo.materials.get(face) == Some(&m) {
-                            let out = picked.partition_point(|&c| c < corner);
-                            weights.push(VertexWeight {
-                                vertex: out as u32,
-                                weight: w,
-                            });
-                        }
-                    }
-                    _ => weights.push(VertexWeight {
-                        vertex: corner,
-                        weight: w,
-                    }),
-                }
-            }
-        }
-        made.insert(cl.bone.as_str(), bones.len());
         bones.push(Bone {
             name: cl.bone.clone(),
             offset_matrix: cl.transform.to_glam(),
-            weights,
+            weights: made[i].take().unwrap_or_default(),
         });
     }
     bones

@@ -14,7 +14,12 @@
 //! An index past the data (`IndexToDirect`) or a polygon index past the control points makes
 //! the whole geometry unusable (Assimp drops it): [`GeometryError`].
 
+use std::borrow::Cow;
+
 use kiln_fbx::Node;
+
+use crate::arrays::{Floats, Inflated, Ints, le_i32};
+use crate::par;
 
 /// A layer's values and how each polygon corner finds its own.
 #[derive(Clone, Debug, Default)]
@@ -50,6 +55,65 @@ impl<T: Copy + Default> Layer<T> {
                 .unwrap_or_default(),
         }
     }
+
+    /// The values of the corners `picked` (all corners in order when `None`), each through
+    /// `f`: one output vector written once, with the layout decided outside the loop.
+    pub fn gather<O>(
+        &self,
+        corner_points: &[u32],
+        picked: Option<&[u32]>,
+        f: impl Fn(T) -> O,
+    ) -> Vec<O> {
+        let get = |v: &[T], i: usize| v.get(i).copied().unwrap_or_default();
+        match (self, picked) {
+            (Layer::None, None) => corner_points.iter().map(|_| f(T::default())).collect(),
+            (Layer::None, Some(p)) => p.iter().map(|_| f(T::default())).collect(),
+            (Layer::PerCorner(v), None) if v.len() == corner_points.len() => {
+                v.iter().map(|&x| f(x)).collect()
+            }
+            (Layer::PerCorner(v), None) => (0..corner_points.len()).map(|c| f(get(v, c))).collect(),
+            (Layer::PerCorner(v), Some(p)) => p.iter().map(|&c| f(get(v, c as usize))).collect(),
+            (Layer::PerPoint(v), None) => corner_points
+                .iter()
+                .map(|&pt| f(get(v, pt as usize)))
+                .collect(),
+            (Layer::PerPoint(v), Some(p)) => p
+                .iter()
+                .map(|&c| {
+                    let pt = corner_points.get(c as usize).copied().unwrap_or(u32::MAX);
+                    f(get(v, pt as usize))
+                })
+                .collect(),
+            (Layer::Indexed { values, index }, None) => {
+                let n = corner_points.len();
+                index[..n.min(index.len())]
+                    .iter()
+                    .map(|&i| f(get(values, i as usize)))
+                    .chain((index.len()..n).map(|_| f(T::default())))
+                    .collect()
+            }
+            (Layer::Indexed { values, index }, Some(p)) => p
+                .iter()
+                .map(|&c| {
+                    let i = index.get(c as usize).copied().unwrap_or(u32::MAX);
+                    f(get(values, i as usize))
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One layer element's decoded data, before [`MeshGeometry::apply_element`] decides whether
+/// it is used.
+enum Decoded {
+    /// `MappingInformationType` or `ReferenceInformationType` is missing.
+    NoMapping,
+    Uv(String, Result<Layer<[f32; 2]>, GeometryError>),
+    V3(Result<Layer<[f32; 3]>, GeometryError>),
+    V4(Result<Layer<[f32; 4]>, GeometryError>),
+    Materials(Result<Vec<i32>, GeometryError>),
+    /// A type that is not read, or a set index past 8.
+    Nothing,
 }
 
 /// A geometry: control points, polygons over them, and layer elements that every polygon
@@ -74,8 +138,6 @@ pub struct MeshGeometry {
     pub colors: [Layer<[f32; 4]>; 8],
     /// Material index per face (or per corner for `AllSame`).
     pub materials: Vec<i32>,
-    /// First corner index of each face (for `face_of_corner`).
-    pub(crate) face_starts: Vec<u32>,
 }
 
 /// Why a geometry cannot be used.
@@ -98,11 +160,14 @@ fn f64s(node: &Node<'_, '_>) -> Result<Vec<f64>, GeometryError> {
         .map_err(|e| GeometryError(format!("{}: {e}", node.name())))
 }
 
-fn i32s(node: &Node<'_, '_>) -> Result<Vec<i32>, GeometryError> {
+/// The node's integers, borrowed from the input when a plain aligned array holds them.
+fn i32s<'a>(node: &Node<'_, 'a>) -> Result<Cow<'a, [i32]>, GeometryError> {
     match node.i32_values() {
-        Ok(c) => Ok(c.into_owned()),
+        Ok(c) => Ok(c),
         // Some writers store indices as doubles.
-        Err(_) => Ok(f64s(node)?.into_iter().map(|v| v as i32).collect()),
+        Err(_) => Ok(Cow::Owned(
+            f64s(node)?.into_iter().map(|v| v as i32).collect(),
+        )),
     }
 }
 
@@ -114,80 +179,50 @@ fn string_child(scope: &Node<'_, '_>, name: &str) -> Option<String> {
     }
 }
 
-trait Chunk: Copy + Default {
-    const N: usize;
-    fn from_f64(v: &[f64]) -> Self;
-}
-
-impl Chunk for [f32; 2] {
-    const N: usize = 2;
-    fn from_f64(v: &[f64]) -> Self {
-        [v[0] as f32, v[1] as f32]
+/// The number of control points a `Vertices` node holds (its value count / 3).
+fn vnode_count(node: &Node<'_, '_>) -> usize {
+    match node.value(0) {
+        Some(kiln_fbx::Value::Array(a)) if node.property_count() == 1 => a.len() / 3,
+        _ => node.property_count() / 3,
     }
 }
 
-impl Chunk for [f32; 3] {
-    const N: usize = 3;
-    fn from_f64(v: &[f64]) -> Self {
-        [v[0] as f32, v[1] as f32, v[2] as f32]
-    }
-}
-
-impl Chunk for [f32; 4] {
-    const N: usize = 4;
-    fn from_f64(v: &[f64]) -> Self {
-        [v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32]
-    }
-}
-
-fn chunks<T: Chunk>(
+/// The node's numbers in groups of `N` as `f32`: binary `f64`/`f32` arrays are converted
+/// straight from their (inflated) bytes, anything else through `f64`.
+fn chunks<const N: usize>(
     node: &Node<'_, '_>,
+    arrays: &Inflated,
     warnings: &mut Vec<String>,
     what: &str,
-) -> Result<Vec<T>, GeometryError> {
-    // A plain binary array: convert from the file's bytes without a `Vec<f64>` copy.
-    if node.property_count() == 1 {
-        if let Some(kiln_fbx::Value::Array(a)) = node.value(0) {
-            if let Some(bytes) = a.plain_bytes() {
-                let width = match a.ty() {
-                    kiln_fbx::ArrayType::F64 => 8,
-                    kiln_fbx::ArrayType::F32 => 4,
-                    _ => 0,
-                };
-                if let Some(n) = bytes.len().checked_div(width) {
-                    if n % T::N != 0 {
-                        warnings.push(format!(
-                            "{what}: {n} values is not a multiple of {}; the rest is ignored",
-                            T::N
-                        ));
-                    }
-                    let mut tmp = [0f64; 4];
-                    return Ok(bytes
-                        .chunks_exact(width * T::N)
-                        .map(|c| {
-                            for (k, x) in c.chunks_exact(width).enumerate() {
-                                tmp[k] = if width == 8 {
-                                    f64::from_le_bytes(x.try_into().unwrap_or([0; 8]))
-                                } else {
-                                    f64::from(f32::from_le_bytes(x.try_into().unwrap_or([0; 4])))
-                                };
-                            }
-                            T::from_f64(&tmp[..T::N])
-                        })
-                        .collect());
-                }
-            }
+) -> Result<Vec<[f32; N]>, GeometryError> {
+    let ragged = |n: usize, warnings: &mut Vec<String>| {
+        if !n.is_multiple_of(N) {
+            warnings.push(format!(
+                "{what}: {n} values is not a multiple of {N}; the rest is ignored"
+            ));
+        }
+    };
+    if let Some(f) = arrays.floats(node) {
+        ragged(f.len(), warnings);
+        return Ok(f.groups::<N>());
+    }
+    if let Some(kiln_fbx::Value::Array(a)) = node.value(0) {
+        let binary = !matches!(a.encoding(), kiln_fbx::ArrayEncoding::Text(_));
+        let float = matches!(a.ty(), kiln_fbx::ArrayType::F64 | kiln_fbx::ArrayType::F32);
+        if node.property_count() == 1 && binary && float {
+            // Compressed and not decoded up front: inflate now, converting as it goes.
+            let v = a
+                .decode::<f32>()
+                .map_err(|e| GeometryError(format!("{}: {e}", node.name())))?;
+            ragged(v.len(), warnings);
+            return Ok(Floats::Owned(v.into_owned()).groups::<N>());
         }
     }
     let v = f64s(node)?;
-    if v.len() % T::N != 0 {
-        warnings.push(format!(
-            "{what}: {} values is not a multiple of {}; the rest is ignored",
-            v.len(),
-            T::N
-        ));
-    }
-    Ok(v.chunks_exact(T::N).map(T::from_f64).collect())
+    ragged(v.len(), warnings);
+    Ok(v.chunks_exact(N)
+        .map(|c| core::array::from_fn(|k| c[k] as f32))
+        .collect())
 }
 
 impl MeshGeometry {
@@ -197,6 +232,7 @@ impl MeshGeometry {
         scope: &Node<'_, '_>,
         what: &str,
         options: GeometryOptions,
+        arrays: &Inflated,
         warnings: &mut Vec<String>,
     ) -> Result<MeshGeometry, GeometryError> {
         let Some(vnode) = scope.child("Vertices") else {
@@ -205,174 +241,265 @@ impl MeshGeometry {
         let Some(inode) = scope.child("PolygonVertexIndex") else {
             return err("no PolygonVertexIndex");
         };
-        let points: Vec<[f32; 3]> = chunks(&vnode, warnings, &format!("{what} Vertices"))?;
-        let indices = i32s(&inode)?;
+        // Control points and polygons are independent: decoded side by side.
+        let mut point_warnings = Vec::new();
+        let (points, polygons) = par::join(
+            || {
+                chunks::<3>(
+                    &vnode,
+                    arrays,
+                    &mut point_warnings,
+                    &format!("{what} Vertices"),
+                )
+            },
+            || -> Result<(Vec<u32>, Vec<u32>, usize), GeometryError> {
+                let points = vnode_count(&vnode);
+                let mut g = MeshGeometry::default();
+                let ok = match arrays.ints(&inode) {
+                    // A plain array is read in place, without a copy.
+                    Some(Ints::Le(b)) => g.read_polygons(le_i32(b), points),
+                    Some(Ints::Owned(v)) => g.read_polygons(v.into_iter(), points),
+                    None => g.read_polygons(i32s(&inode)?.iter().copied(), points),
+                };
+                ok.map_err(|index| {
+                    GeometryError(format!(
+                        "polygon vertex index {index} out of range ({points} control points)"
+                    ))
+                })?;
+                Ok((g.corner_points, g.faces, points))
+            },
+        );
+        let points = points?;
+        warnings.append(&mut point_warnings);
+        let (corner_points, faces, counted) = polygons?;
         let mut g = MeshGeometry {
             control_points: points.len(),
+            corner_points,
+            faces,
             ..MeshGeometry::default()
         };
-        g.corner_points.reserve(indices.len());
-        g.faces.reserve(indices.len() / 3);
-        let mut count = 0u32;
-        let n = points.len();
-        for &index in &indices {
-            let absi = if index < 0 {
-                -(index as i64) - 1
-            } else {
-                index as i64
-            } as usize;
-            if absi >= n {
+        if counted != points.len() {
+            // Only when `Vertices` is not a plain f64/f32 array and its count was a guess: redo
+            // the range check against the decoded points.
+            if let Some(&p) = g
+                .corner_points
+                .iter()
+                .find(|&&p| p as usize >= points.len())
+            {
                 return err(format!(
-                    "polygon vertex index {index} out of range ({n} control points)"
+                    "polygon vertex index {p} out of range ({} control points)",
+                    points.len()
                 ));
             }
-            g.corner_points.push(absi as u32);
-            count += 1;
-            if index < 0 {
-                g.faces.push(count);
-                count = 0;
-            }
         }
+        let count = g.corner_points.len() - g.faces.iter().map(|&f| f as usize).sum::<usize>();
         if count != 0 {
             warnings.push(format!(
                 "{what}: the last polygon ({count} corners) has no end marker and is dropped"
             ));
         }
         g.points = points;
-        let mut start = 0u32;
-        g.face_starts = g
-            .faces
-            .iter()
-            .map(|&n| {
-                let s = start;
-                start += n;
-                s
-            })
-            .collect();
 
-        for layer in scope.children_named("Layer") {
+        // The layer elements a `Layer` lists, in order, up to the first malformed one.
+        let mut elements = Vec::new();
+        let mut malformed = false;
+        'layers: for layer in scope.children_named("Layer") {
             for le in layer.children_named("LayerElement") {
                 let (Some(ty), Some(typed_index)) = (
                     string_child(&le, "Type"),
                     le.child("TypedIndex").and_then(|t| t.get_i64(0).ok()),
                 ) else {
-                    return err("LayerElement without Type or TypedIndex");
+                    malformed = true;
+                    break 'layers;
                 };
                 let found = scope
                     .children_named(&ty)
                     .find(|c| c.get_i64(0).ok() == Some(typed_index));
-                match found {
-                    Some(source) => {
-                        g.read_vertex_data(&ty, typed_index, &source, what, options, warnings)?
-                    }
-                    None => warnings.push(format!(
-                        "{what}: layer element {ty} {typed_index} not found"
-                    )),
-                }
+                elements.push((ty, typed_index, found));
             }
+        }
+        // Each element's arrays are decoded in parallel; what they mean for the geometry
+        // (the first normal layer wins, and so on) is decided in file order afterwards.
+        let decoded = par::map(&elements, |(ty, index, source)| {
+            let mut w = Vec::new();
+            let d = source
+                .as_ref()
+                .map(|source| g.decode_element(ty, *index, source, what, options, arrays, &mut w));
+            (d, w)
+        });
+        for ((ty, index, _), (d, w)) in elements.iter().zip(decoded) {
+            match d {
+                Some(d) => g.apply_element(ty, *index, what, d, w, warnings)?,
+                None => warnings.push(format!("{what}: layer element {ty} {index} not found")),
+            }
+        }
+        if malformed {
+            return err("LayerElement without Type or TypedIndex");
         }
         Ok(g)
     }
 
-    fn read_vertex_data(
+    /// `PolygonVertexIndex` → corner points and face sizes; `Err(index)` for an index past
+    /// the `n` control points.
+    fn read_polygons(
         &mut self,
+        indices: impl ExactSizeIterator<Item = i32>,
+        n: usize,
+    ) -> Result<(), i32> {
+        self.corner_points.reserve(indices.len());
+        self.faces.reserve(indices.len() / 3);
+        let mut count = 0u32;
+        for index in indices {
+            // `!index` is `-index - 1`: the end marker's control point.
+            let p = if index < 0 { !index } else { index } as u32 as usize;
+            if p >= n {
+                return Err(index);
+            }
+            self.corner_points.push(p as u32);
+            count += 1;
+            if index < 0 {
+                self.faces.push(count);
+                count = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes one layer element (`ReadVertexData` without the decisions that depend on the
+    /// elements before it).
+    #[allow(clippy::too_many_arguments)]
+    fn decode_element(
+        &self,
         ty: &str,
         index: i64,
         source: &Node<'_, '_>,
         what: &str,
         options: GeometryOptions,
+        arrays: &Inflated,
         warnings: &mut Vec<String>,
-    ) -> Result<(), GeometryError> {
+    ) -> Result<Decoded, GeometryError> {
         let (Some(mapping), Some(reference)) = (
             string_child(source, "MappingInformationType"),
             string_child(source, "ReferenceInformationType"),
         ) else {
+            return Ok(Decoded::NoMapping);
+        };
+        let ctx = format!("{what} {ty} {index}");
+        let slot = usize::try_from(index).ok().filter(|&i| i < 8);
+        Ok(match ty {
+            "LayerElementUV" if slot.is_some() => Decoded::Uv(
+                string_child(source, "Name").unwrap_or_default(),
+                self.resolve(
+                    source, &mapping, &reference, "UV", "UVIndex", &ctx, options, arrays, warnings,
+                ),
+            ),
+            "LayerElementMaterial" => Decoded::Materials(
+                self.read_materials(source, &mapping, &reference, &ctx, options, warnings),
+            ),
+            "LayerElementNormal" => Decoded::V3(self.resolve(
+                source,
+                &mapping,
+                &reference,
+                "Normals",
+                "NormalsIndex",
+                &ctx,
+                options,
+                arrays,
+                warnings,
+            )),
+            "LayerElementTangent" | "LayerElementBinormal" => {
+                let base = if ty == "LayerElementTangent" {
+                    "Tangent"
+                } else {
+                    "Binormal"
+                };
+                let plural = format!("{base}s");
+                let (d, i) = if source.child(&plural).is_some() {
+                    (plural.clone(), format!("{plural}Index"))
+                } else {
+                    (base.to_string(), format!("{base}Index"))
+                };
+                Decoded::V3(self.resolve(
+                    source, &mapping, &reference, &d, &i, &ctx, options, arrays, warnings,
+                ))
+            }
+            "LayerElementColor" if slot.is_some() => Decoded::V4(self.resolve(
+                source,
+                &mapping,
+                &reference,
+                "Colors",
+                "ColorIndex",
+                &ctx,
+                options,
+                arrays,
+                warnings,
+            )),
+            _ => Decoded::Nothing,
+        })
+    }
+
+    /// Applies a decoded layer element in file order (`ReadVertexData`'s decisions: the first
+    /// normal, tangent, binormal and material layer win; UV and colour sets by index).
+    fn apply_element(
+        &mut self,
+        ty: &str,
+        index: i64,
+        what: &str,
+        decoded: Result<Decoded, GeometryError>,
+        mut decode_warnings: Vec<String>,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), GeometryError> {
+        let decoded = decoded?;
+        if let Decoded::NoMapping = decoded {
             return err(format!(
                 "{ty} {index}: MappingInformationType or ReferenceInformationType missing"
             ));
-        };
+        }
         let ctx = format!("{what} {ty} {index}");
-        match ty {
-            "LayerElementUV" => {
-                let Some(slot) = usize::try_from(index).ok().filter(|&i| i < 8) else {
-                    warnings.push(format!("{ctx}: more than 8 UV sets, ignored"));
-                    return Ok(());
-                };
-                self.uv_names[slot] = string_child(source, "Name").unwrap_or_default();
-                self.uvs[slot] = self.resolve(
-                    source, &mapping, &reference, "UV", "UVIndex", &ctx, options, warnings,
-                )?;
+        let slot = usize::try_from(index).ok().filter(|&i| i < 8);
+        match (ty, decoded) {
+            ("LayerElementUV", Decoded::Uv(name, layer)) => {
+                let slot = slot.unwrap_or(0);
+                warnings.append(&mut decode_warnings);
+                self.uv_names[slot] = name;
+                self.uvs[slot] = layer?;
             }
-            "LayerElementMaterial" => {
+            ("LayerElementUV", _) => warnings.push(format!("{ctx}: more than 8 UV sets, ignored")),
+            ("LayerElementMaterial", Decoded::Materials(mats)) => {
                 if !self.materials.is_empty() {
                     warnings.push(format!("{ctx}: additional material layer ignored"));
                     return Ok(());
                 }
-                let mats =
-                    self.read_materials(source, &mapping, &reference, &ctx, options, warnings)?;
+                warnings.append(&mut decode_warnings);
+                let mats = mats?;
                 if !mats.is_empty() && mats.iter().all(|&m| m < 0) {
                     warnings.push(format!("{ctx}: material layer of only -1 ignored"));
                     return Ok(());
                 }
                 self.materials = mats;
             }
-            "LayerElementNormal" => {
-                if !self.normals.is_empty() {
-                    warnings.push(format!("{ctx}: additional normal layer ignored"));
+            (
+                "LayerElementNormal" | "LayerElementTangent" | "LayerElementBinormal",
+                Decoded::V3(layer),
+            ) => {
+                let (target, name) = match ty {
+                    "LayerElementNormal" => (&mut self.normals, "normal"),
+                    "LayerElementTangent" => (&mut self.tangents, "tangent"),
+                    _ => (&mut self.binormals, "binormal"),
+                };
+                if !target.is_empty() {
+                    warnings.push(format!("{ctx}: additional {name} layer ignored"));
                     return Ok(());
                 }
-                self.normals = self.resolve(
-                    source,
-                    &mapping,
-                    &reference,
-                    "Normals",
-                    "NormalsIndex",
-                    &ctx,
-                    options,
-                    warnings,
-                )?;
+                warnings.append(&mut decode_warnings);
+                *target = layer?;
             }
-            "LayerElementTangent" => {
-                if !self.tangents.is_empty() {
-                    warnings.push(format!("{ctx}: additional tangent layer ignored"));
-                    return Ok(());
-                }
-                let (d, i) = if source.child("Tangents").is_some() {
-                    ("Tangents", "TangentsIndex")
-                } else {
-                    ("Tangent", "TangentIndex")
-                };
-                self.tangents =
-                    self.resolve(source, &mapping, &reference, d, i, &ctx, options, warnings)?;
+            ("LayerElementColor", Decoded::V4(layer)) => {
+                warnings.append(&mut decode_warnings);
+                self.colors[slot.unwrap_or(0)] = layer?;
             }
-            "LayerElementBinormal" => {
-                if !self.binormals.is_empty() {
-                    warnings.push(format!("{ctx}: additional binormal layer ignored"));
-                    return Ok(());
-                }
-                let (d, i) = if source.child("Binormals").is_some() {
-                    ("Binormals", "BinormalsIndex")
-                } else {
-                    ("Binormal", "BinormalIndex")
-                };
-                self.binormals =
-                    self.resolve(source, &mapping, &reference, d, i, &ctx, options, warnings)?;
-            }
-            "LayerElementColor" => {
-                let Some(slot) = usize::try_from(index).ok().filter(|&i| i < 8) else {
-                    warnings.push(format!("{ctx}: more than 8 colour sets, ignored"));
-                    return Ok(());
-                };
-                self.colors[slot] = self.resolve(
-                    source,
-                    &mapping,
-                    &reference,
-                    "Colors",
-                    "ColorIndex",
-                    &ctx,
-                    options,
-                    warnings,
-                )?;
+            ("LayerElementColor", _) => {
+                warnings.push(format!("{ctx}: more than 8 colour sets, ignored"))
             }
             _ => {}
         }
@@ -382,7 +509,7 @@ impl MeshGeometry {
     /// `ResolveVertexDataArray`: how the layer's values map to corners, or `Layer::None` when
     /// the layer is ignored.
     #[allow(clippy::too_many_arguments)]
-    fn resolve<T: Chunk>(
+    fn resolve<const N: usize>(
         &self,
         source: &Node<'_, '_>,
         mapping: &str,
@@ -391,8 +518,9 @@ impl MeshGeometry {
         index_name: &str,
         ctx: &str,
         options: GeometryOptions,
+        arrays: &Inflated,
         warnings: &mut Vec<String>,
-    ) -> Result<Layer<T>, GeometryError> {
+    ) -> Result<Layer<[f32; N]>, GeometryError> {
         let data_node = source.child(data_name);
         let index_node = source.child(index_name);
         let wants_index =
@@ -421,7 +549,7 @@ impl MeshGeometry {
             }
             return Ok(Layer::None);
         };
-        let data: Vec<T> = chunks(&data_node, warnings, ctx)?;
+        let data: Vec<[f32; N]> = chunks(&data_node, arrays, warnings, ctx)?;
         let check = |i: i32, len: usize| -> Result<u32, GeometryError> {
             usize::try_from(i)
                 .ok()
@@ -465,7 +593,7 @@ impl MeshGeometry {
                     out.push(if used[p] {
                         data[check(i, data.len())? as usize]
                     } else {
-                        T::default()
+                        [0.0; N]
                     });
                 }
                 Ok(Layer::PerPoint(out))
@@ -481,38 +609,38 @@ impl MeshGeometry {
                 Ok(Layer::PerCorner(data))
             }
             ("ByPolygonVertex", _, Some(index)) => {
-                let mut idx = i32s(&index)?;
-                if idx.len() > corners {
+                let ints = match arrays.ints(&index) {
+                    Some(i) => i,
+                    None => Ints::Owned(i32s(&index)?.into_owned()),
+                };
+                let len = ints.len();
+                if len > corners {
                     warnings.push(format!(
-                        "{ctx}: {} indices for {corners} polygon corners, trimmed",
-                        idx.len()
+                        "{ctx}: {len} indices for {corners} polygon corners, trimmed"
                     ));
-                    idx.truncate(corners);
                 }
-                if idx.len() != corners {
+                if len < corners {
                     warnings.push(format!(
-                        "{ctx}: {} indices for {corners} polygon corners, ignored",
-                        idx.len()
+                        "{ctx}: {len} indices for {corners} polygon corners, ignored"
                     ));
                     return Ok(Layer::None);
                 }
-                let index = idx
-                    .iter()
-                    .map(|&i| {
-                        if i == -1 {
-                            Ok(u32::MAX)
-                        } else {
-                            check(i, data.len())
-                        }
-                    })
-                    .collect::<Result<Vec<u32>, _>>()?;
+                let resolve = |i: i32| {
+                    if i == -1 {
+                        Ok(u32::MAX)
+                    } else {
+                        check(i, data.len())
+                    }
+                };
+                // A plain binary array is read in place, without a copy.
+                let index: Vec<u32> = ints.map_collect(corners, resolve)?;
                 Ok(Layer::Indexed {
                     values: data,
                     index,
                 })
             }
             ("ByPolygon", _, _) if options.all_layer_mappings => {
-                let per_face: Vec<T> = if let Some(index) = index {
+                let per_face: Vec<[f32; N]> = if let Some(index) = index {
                     let idx = i32s(&index)?;
                     idx.iter()
                         .map(|&i| check(i, data.len()).map(|i| data[i as usize]))
@@ -528,13 +656,11 @@ impl MeshGeometry {
                     ));
                     return Ok(Layer::None);
                 }
-                let mut out = vec![T::default(); corners];
-                for (f, &n) in self.faces.iter().enumerate() {
-                    let s = self.face_starts[f] as usize;
-                    for c in &mut out[s..s + n as usize] {
-                        *c = per_face[f];
-                    }
+                let mut out = Vec::with_capacity(corners);
+                for (&v, &n) in per_face.iter().zip(&self.faces) {
+                    out.extend((0..n).map(|_| v));
                 }
+                out.resize(corners, [0.0; N]);
                 Ok(Layer::PerCorner(out))
             }
             ("AllSame", _, _) if options.all_layer_mappings => {
@@ -577,7 +703,7 @@ impl MeshGeometry {
         let Some(node) = source.child("Materials") else {
             return err(format!("{ctx}: no Materials array"));
         };
-        let mut mats = i32s(&node)?;
+        let mut mats = i32s(&node)?.into_owned();
         match mapping {
             "AllSame" => {
                 if mats.is_empty() {
@@ -633,13 +759,6 @@ impl MeshGeometry {
             fill[p as usize] += 1;
         }
         (offsets, corners)
-    }
-
-    /// The face a corner belongs to (`FaceForVertexIndex`).
-    pub fn face_of_corner(&self, corner: u32) -> usize {
-        self.face_starts
-            .partition_point(|&s| s <= corner)
-            .saturating_sub(1)
     }
 
     /// The UV channels in use: 0.. up to the first empty one.

@@ -10,6 +10,8 @@ use std::collections::HashMap;
 
 use kiln_fbx::{Document, Node, Value};
 
+use crate::arrays::Inflated;
+
 /// Id of the implicit root object.
 pub const ROOT_ID: u64 = 0;
 
@@ -90,6 +92,8 @@ pub struct Graph<'d, 'a> {
     /// AnimationStack ids in file order.
     pub animation_stacks: Vec<u64>,
     pub warnings: Vec<String>,
+    /// The compressed bulk arrays, inflated up front.
+    pub arrays: Inflated,
 }
 
 /// Why the document cannot be imported at all.
@@ -121,6 +125,7 @@ impl<'d, 'a> Graph<'d, 'a> {
             global_settings: None,
             animation_stacks: Vec::new(),
             warnings: Vec::new(),
+            arrays: Inflated::default(),
         };
         g.read_templates();
         if let Some(gs) = doc.root("GlobalSettings") {
@@ -237,6 +242,7 @@ impl<'d, 'a> Graph<'d, 'a> {
             g.by_src.entry(src).or_default().push(i);
             g.by_dst.entry(dst).or_default().push(i);
         }
+        g.arrays = Inflated::new(doc);
         Ok(g)
     }
 

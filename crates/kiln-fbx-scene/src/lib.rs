@@ -61,11 +61,13 @@
 #![forbid(unsafe_code)]
 
 pub mod anim;
+pub mod arrays;
 mod convert;
 pub mod fixtures;
 pub mod geometry;
 pub mod graph;
 pub mod math;
+mod par;
 mod writer;
 
 pub use writer::{WriteError, WriteOptions, write_fbx, write_fbx_nodes};

@@ -38,6 +38,74 @@ pub(crate) fn inflate_exact(src: &[u8], out: &mut [u8]) -> Result<(), ErrorKind>
     }
 }
 
+/// Inflates the zlib stream `src`, which must produce exactly `expected` bytes, through a
+/// 64 KiB ring buffer: `sink` receives the output in order, in runs whose lengths are
+/// multiples of `unit` (a run's tail that splits an element is carried into the next run).
+/// The memory used does not grow with the output, so a converting reader (f64 → f32) needs
+/// no full-size temporary.
+pub(crate) fn inflate_streaming(
+    src: &[u8],
+    expected: usize,
+    unit: usize,
+    mut sink: impl FnMut(&[u8]),
+) -> Result<(), ErrorKind> {
+    const RING: usize = 1 << 16;
+    let mut state = Box::<DecompressorOxide>::default();
+    let mut ring = alloc::vec![0u8; RING];
+    let mut carry = [0u8; 16];
+    let mut carried = 0usize;
+    let unit = unit.clamp(1, carry.len());
+    let (mut input, mut pos, mut total) = (src, 0usize, 0usize);
+    loop {
+        let flags = inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER;
+        let (status, read, written) = decompress(&mut state, input, &mut ring, pos, flags);
+        input = &input[read.min(input.len())..];
+        total += written;
+        if total > expected {
+            return Err(ErrorKind::InflatedTooLarge {
+                expected: expected as u64,
+            });
+        }
+        let mut run = &ring[pos..pos + written];
+        // Complete the element split across the previous run, then pass whole elements.
+        if carried != 0 {
+            let take = (unit - carried).min(run.len());
+            carry[carried..carried + take].copy_from_slice(&run[..take]);
+            carried += take;
+            run = &run[take..];
+            if carried == unit {
+                sink(&carry[..unit]);
+                carried = 0;
+            }
+        }
+        let whole = run.len() - run.len() % unit;
+        if whole != 0 {
+            sink(&run[..whole]);
+        }
+        let rest = &run[whole..];
+        carry[carried..carried + rest.len()].copy_from_slice(rest);
+        carried += rest.len();
+        pos = (pos + written) & (RING - 1);
+        match status {
+            TINFLStatus::HasMoreOutput => {}
+            TINFLStatus::Done if total == expected => return Ok(()),
+            TINFLStatus::Done => {
+                return Err(ErrorKind::InflatedSizeMismatch {
+                    expected: expected as u64,
+                    found: total as u64,
+                });
+            }
+            TINFLStatus::Adler32Mismatch => {
+                return Err(ErrorKind::Inflate("Adler-32 checksum mismatch"));
+            }
+            TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => {
+                return Err(ErrorKind::Inflate("the stream is truncated"));
+            }
+            _ => return Err(ErrorKind::Inflate("invalid zlib header or deflate data")),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +142,38 @@ mod tests {
             inflate_exact(&bad, &mut out),
             Err(ErrorKind::Inflate("Adler-32 checksum mismatch"))
         );
+    }
+
+    #[test]
+    fn streaming_matches_exact_and_keeps_elements_whole() {
+        let data: alloc::vec::Vec<u8> = (0..300_001u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let z = miniz_oxide::deflate::compress_to_vec_zlib(&data, 6);
+        for unit in [1, 3, 8] {
+            let mut got = alloc::vec::Vec::new();
+            inflate_streaming(&z, data.len(), unit, |run| {
+                assert_eq!(run.len() % unit, 0);
+                got.extend_from_slice(run);
+            })
+            .unwrap();
+            let whole = data.len() - data.len() % unit;
+            assert_eq!(got, &data[..whole]);
+        }
+        assert_eq!(
+            inflate_streaming(&z, data.len() - 1, 1, |_| {}),
+            Err(ErrorKind::InflatedTooLarge {
+                expected: data.len() as u64 - 1
+            })
+        );
+        assert_eq!(
+            inflate_streaming(&z, data.len() + 1, 1, |_| {}),
+            Err(ErrorKind::InflatedSizeMismatch {
+                expected: data.len() as u64 + 1,
+                found: data.len() as u64
+            })
+        );
+        assert!(inflate_streaming(&z[..z.len() - 5], data.len(), 1, |_| {}).is_err());
     }
 
     #[test]

@@ -171,6 +171,27 @@ impl<'a> Array<'a> {
                     inflate::inflate_exact(stream, bytemuck::cast_slice_mut(&mut out))?;
                     T::fix_endian(&mut out);
                     Ok(Cow::Owned(out))
+                } else if matches!(T::NATIVE, ArrayType::F32 | ArrayType::F64) {
+                    // A float conversion cannot fail: convert as the stream inflates, without
+                    // a full-size temporary of the source type.
+                    let size = byte_size(n, self.ty.element_size())?;
+                    let mut out = Vec::new();
+                    out.try_reserve_exact(n).map_err(|_| {
+                        ErrorKind::TooLarge(
+                            (n as u64).saturating_mul(T::NATIVE.element_size() as u64),
+                        )
+                    })?;
+                    let mut failed = None;
+                    inflate::inflate_streaming(stream, size, self.ty.element_size(), |run| {
+                        match T::convert(self.ty, run) {
+                            Ok(v) => out.extend_from_slice(&v),
+                            Err(e) => failed = Some(e),
+                        }
+                    })?;
+                    match failed {
+                        Some(e) => Err(e),
+                        None => Ok(Cow::Owned(out)),
+                    }
                 } else {
                     let size = byte_size(n, self.ty.element_size())?;
                     let mut raw = try_zeroed_vec::<u8>(size)?;

@@ -1,0 +1,279 @@
+//! The bulk arrays of a document (geometry, skin clusters, animation curves), read fast.
+//!
+//! FBX writers zlib-compress every large array, and inflating them is most of the cost of an
+//! import. With the `parallel` feature, [`Inflated::new`] inflates all compressed bulk arrays
+//! up front on rayon's pool (one array per task: the work is spread over every core however
+//! the file divides into meshes, clusters and curves) and keeps their bytes, keyed by the
+//! compressed stream's address. The readers then get each array's little-endian bytes from
+//! the input (plain arrays, zero-copy), from this cache, or, for anything else (ASCII text,
+//! an array that failed to inflate, a type that needs converting), from `kiln_fbx`'s own
+//! decoders, which report the errors in file order as before.
+//!
+//! The price is memory: the inflated arrays live until the import ends (as much as the file
+//! would take uncompressed), instead of one at a time.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use kiln_fbx::{Array, ArrayEncoding, ArrayType, Document, Node, Value};
+
+use crate::par;
+
+/// The array nodes the importer reads in bulk (geometry layers, clusters, curves, lines).
+const BULK: &[&str] = &[
+    "Vertices",
+    "PolygonVertexIndex",
+    "Normals",
+    "NormalsIndex",
+    "UV",
+    "UVIndex",
+    "Tangent",
+    "Tangents",
+    "TangentIndex",
+    "TangentsIndex",
+    "Binormal",
+    "Binormals",
+    "BinormalIndex",
+    "BinormalsIndex",
+    "Colors",
+    "ColorIndex",
+    "Materials",
+    "Indexes",
+    "Weights",
+    "KeyTime",
+    "KeyValueFloat",
+    "Points",
+    "PointsIndex",
+];
+
+/// One compressed array, decoded up front: floats as `f32` (an `f64` array converted while
+/// it inflates), integers in their own width.
+enum Bulk {
+    F32(Vec<f32>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+}
+
+/// Compressed bulk arrays, decoded up front and handed out once each (empty without the
+/// `parallel` feature, where decoding on demand costs the same and keeps the peak lower).
+#[derive(Default)]
+pub struct Inflated {
+    decoded: Mutex<HashMap<usize, Bulk>>,
+}
+
+/// The single array property of `node`, if that is what it holds.
+fn array_of<'a>(node: &Node<'_, 'a>) -> Option<Array<'a>> {
+    match node.value(0) {
+        Some(Value::Array(a)) if node.property_count() == 1 => Some(a),
+        _ => None,
+    }
+}
+
+/// The key of a compressed array: its stream's address in the input.
+fn key(a: &Array<'_>) -> Option<usize> {
+    match a.encoding() {
+        ArrayEncoding::Zlib(s) => Some(s.as_ptr() as usize),
+        _ => None,
+    }
+}
+
+/// A node's integers: little-endian `i32`s in the input, or decoded.
+pub enum Ints<'x> {
+    Le(&'x [u8]),
+    Owned(Vec<i32>),
+}
+
+impl Ints<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Ints::Le(b) => b.len() / 4,
+            Ints::Owned(v) => v.len(),
+        }
+    }
+
+    /// The first `take` values through `f`, stopping at the first error.
+    pub fn map_collect<O, E>(
+        &self,
+        take: usize,
+        f: impl FnMut(i32) -> Result<O, E>,
+    ) -> Result<Vec<O>, E> {
+        match self {
+            Ints::Le(b) => le_i32(b).take(take).map(f).collect(),
+            Ints::Owned(v) => v.iter().copied().take(take).map(f).collect(),
+        }
+    }
+
+    pub fn into_vec(self) -> Vec<i32> {
+        match self {
+            Ints::Le(b) => le_i32(b).collect(),
+            Ints::Owned(v) => v,
+        }
+    }
+}
+
+/// A node's floats: little-endian `f64`s or `f32`s in the input, or decoded to `f32`.
+pub enum Floats<'x> {
+    Le64(&'x [u8]),
+    Le32(&'x [u8]),
+    Owned(Vec<f32>),
+}
+
+impl Floats<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Floats::Le64(b) => b.len() / 8,
+            Floats::Le32(b) => b.len() / 4,
+            Floats::Owned(v) => v.len(),
+        }
+    }
+
+    /// The values in groups of `N` (a ragged tail is dropped); a decoded vector whose length
+    /// divides is reinterpreted in place.
+    pub fn groups<const N: usize>(self) -> Vec<[f32; N]> {
+        match self {
+            Floats::Le64(b) => le_groups::<N, 8>(b),
+            Floats::Le32(b) => le_groups::<N, 4>(b),
+            Floats::Owned(v) => match bytemuck::allocation::try_cast_vec::<f32, [f32; N]>(v) {
+                Ok(g) => g,
+                Err((_, v)) => v
+                    .chunks_exact(N)
+                    .map(|c| core::array::from_fn(|k| c[k]))
+                    .collect(),
+            },
+        }
+    }
+
+    pub fn into_vec(self) -> Vec<f32> {
+        match self {
+            Floats::Owned(v) => v,
+            other => other.groups::<1>().into_iter().map(|[x]| x).collect(),
+        }
+    }
+}
+
+/// Little-endian `f64`s (`W` = 8) or `f32`s (`W` = 4) in groups of `N`, as `[f32; N]`: the
+/// loop the compiler sees has fixed strides and no per-value branches.
+fn le_groups<const N: usize, const W: usize>(bytes: &[u8]) -> Vec<[f32; N]> {
+    bytes
+        .chunks_exact(W * N)
+        .map(|c| {
+            core::array::from_fn(|k| {
+                let x = &c[k * W..k * W + W];
+                if W == 8 {
+                    f64::from_le_bytes(x.try_into().unwrap_or([0; 8])) as f32
+                } else {
+                    f32::from_le_bytes(x.try_into().unwrap_or([0; 4]))
+                }
+            })
+        })
+        .collect()
+}
+
+impl Inflated {
+    pub fn new(doc: &Document<'_>) -> Self {
+        if !cfg!(feature = "parallel") {
+            return Inflated::default();
+        }
+        let todo: Vec<Array<'_>> = doc
+            .nodes()
+            .filter(|n| BULK.contains(&n.name()))
+            .filter_map(|n| array_of(&n))
+            .filter(Array::is_compressed)
+            .collect();
+        let done = par::map(&todo, |a| match a.ty() {
+            ArrayType::F64 | ArrayType::F32 => {
+                a.decode::<f32>().ok().map(|v| Bulk::F32(v.into_owned()))
+            }
+            ArrayType::I32 => a.decode::<i32>().ok().map(|v| Bulk::I32(v.into_owned())),
+            ArrayType::I64 => a.decode::<i64>().ok().map(|v| Bulk::I64(v.into_owned())),
+            _ => None,
+        });
+        let decoded = todo
+            .iter()
+            .zip(done)
+            .filter_map(|(a, b)| Some((key(a)?, b?)))
+            .collect();
+        Inflated {
+            decoded: Mutex::new(decoded),
+        }
+    }
+
+    /// Takes the decoded array of `node` out of the cache.
+    fn take(&self, node: &Node<'_, '_>) -> Option<Bulk> {
+        let k = key(&array_of(node)?)?;
+        self.decoded.lock().ok()?.remove(&k)
+    }
+
+    /// `node`'s `i32` array, from the input (plain) or decoded up front; `None` for anything
+    /// that needs the general decoder (which then reports any error).
+    pub fn ints<'x>(&self, node: &Node<'_, 'x>) -> Option<Ints<'x>> {
+        let a = array_of(node)?;
+        match (a.encoding(), a.ty()) {
+            (ArrayEncoding::Plain(b), ArrayType::I32) => Some(Ints::Le(b)),
+            (ArrayEncoding::Zlib(_), _) => match self.take(node)? {
+                Bulk::I32(v) => Some(Ints::Owned(v)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `node`'s `f64` or `f32` array as `f32`, from the input (plain) or decoded up front;
+    /// `None` for anything that needs the general decoder.
+    pub fn floats<'x>(&self, node: &Node<'_, 'x>) -> Option<Floats<'x>> {
+        let a = array_of(node)?;
+        match (a.encoding(), a.ty()) {
+            (ArrayEncoding::Plain(b), ArrayType::F64) => Some(Floats::Le64(b)),
+            (ArrayEncoding::Plain(b), ArrayType::F32) => Some(Floats::Le32(b)),
+            (ArrayEncoding::Zlib(_), _) => match self.take(node)? {
+                Bulk::F32(v) => Some(Floats::Owned(v)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `node`'s numbers as `i32` (`i32` arrays only; `None`: use the general decoder).
+    pub fn i32s(&self, node: &Node<'_, '_>) -> Option<Vec<i32>> {
+        Some(self.ints(node)?.into_vec())
+    }
+
+    /// `node`'s numbers as `f32` (`f32` and `f64` arrays; `None`: use the general decoder).
+    pub fn f32s(&self, node: &Node<'_, '_>) -> Option<Vec<f32>> {
+        Some(self.floats(node)?.into_vec())
+    }
+
+    /// `node`'s numbers as `i64` (`i64` and `i32` arrays; `None`: use the general decoder).
+    pub fn i64s(&self, node: &Node<'_, '_>) -> Option<Vec<i64>> {
+        let a = array_of(node)?;
+        match (a.encoding(), a.ty()) {
+            (ArrayEncoding::Plain(b), ArrayType::I64) => Some(
+                b.chunks_exact(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                    .collect(),
+            ),
+            (ArrayEncoding::Plain(b), ArrayType::I32) => Some(le_i32(b).map(i64::from).collect()),
+            (ArrayEncoding::Zlib(_), _) => match self.take(node)? {
+                Bulk::I64(v) => Some(v),
+                Bulk::I32(v) => Some(v.into_iter().map(i64::from).collect()),
+                Bulk::F32(_) => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Little-endian `i32`s.
+pub fn le_i32(bytes: &[u8]) -> impl ExactSizeIterator<Item = i32> + '_ {
+    bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+}
