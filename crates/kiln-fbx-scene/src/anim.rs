@@ -419,6 +419,22 @@ fn key_times(inputs: &[KeyList]) -> Vec<i64> {
     keys
 }
 
+/// The sorted union of ascending key-time runs, without repeats (a plain copy when every run
+/// holds the same times, as baked animation has).
+fn merge_times(runs: &[&[i64]]) -> Vec<i64> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    let ascending = |r: &[i64]| r.windows(2).all(|w| w[0] < w[1]);
+    if runs.iter().all(|r| r == first) && ascending(first) {
+        return first.to_vec();
+    }
+    let mut times: Vec<i64> = runs.iter().flat_map(|r| r.iter().copied()).collect();
+    times.sort_unstable();
+    times.dedup();
+    times
+}
+
 /// `InterpolateKeys` for vectors: per time, each component lerped in its own list.
 fn interpolate(
     ctx: &mut Ctx,
@@ -712,14 +728,8 @@ fn simple_node_anim(
             .map(|n| keyframe_list(n, start, stop))
             .unwrap_or_default(),
     ];
-    let mut times: Vec<i64> = lists
-        .iter()
-        .flatten()
-        .flat_map(|k| k.times.iter().copied())
-        .collect();
-    // Concatenated sorted runs: the stable sort merges them in O(n log runs).
-    times.sort();
-    times.dedup();
+    let runs: Vec<&[i64]> = lists.iter().flatten().map(|k| &k.times[..]).collect();
+    let times = merge_times(&runs);
     let props = &target.props;
     let def_t = props.vec3_f32("Lcl Translation").unwrap_or([0.0; 3]);
     let def_r = props.vec3_f32("Lcl Rotation").unwrap_or([0.0; 3]);

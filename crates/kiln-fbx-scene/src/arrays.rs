@@ -78,12 +78,67 @@ fn key(a: &Array<'_>) -> Option<usize> {
 }
 
 /// A node's integers: little-endian `i32`s in the input, or decoded.
+#[derive(Clone, Debug)]
 pub enum Ints<'x> {
     Le(&'x [u8]),
     Owned(Vec<i32>),
 }
 
+impl Default for Ints<'_> {
+    fn default() -> Self {
+        Ints::Owned(Vec::new())
+    }
+}
+
+/// Iterator over [`Ints`].
+pub enum IntsIter<'s> {
+    Le(core::slice::ChunksExact<'s, u8>),
+    Slice(core::slice::Iter<'s, i32>),
+}
+
+impl Iterator for IntsIter<'_> {
+    type Item = i32;
+
+    #[inline]
+    fn next(&mut self) -> Option<i32> {
+        match self {
+            IntsIter::Le(c) => c
+                .next()
+                .map(|b| i32::from_le_bytes(b.try_into().unwrap_or([0; 4]))),
+            IntsIter::Slice(s) => s.next().copied(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            IntsIter::Le(c) => c.size_hint(),
+            IntsIter::Slice(s) => s.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for IntsIter<'_> {}
+
 impl Ints<'_> {
+    /// Value `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<i32> {
+        match self {
+            Ints::Le(b) => b
+                .get(span(i, 4)?)
+                .map(|b| i32::from_le_bytes(b.try_into().unwrap_or([0; 4]))),
+            Ints::Owned(v) => v.get(i).copied(),
+        }
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> IntsIter<'_> {
+        match self {
+            Ints::Le(b) => IntsIter::Le(b.chunks_exact(4)),
+            Ints::Owned(v) => IntsIter::Slice(v.iter()),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -116,6 +171,7 @@ impl Ints<'_> {
 }
 
 /// A node's floats: little-endian `f64`s or `f32`s in the input, or decoded to `f32`.
+#[derive(Clone, Debug)]
 pub enum Floats<'x> {
     Le64(&'x [u8]),
     Le32(&'x [u8]),
@@ -123,6 +179,20 @@ pub enum Floats<'x> {
 }
 
 impl Floats<'_> {
+    /// Value `i` (as `f32`).
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<f32> {
+        match self {
+            Floats::Le64(b) => b
+                .get(span(i, 8)?)
+                .map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f32),
+            Floats::Le32(b) => b
+                .get(span(i, 4)?)
+                .map(|b| f32::from_le_bytes(b.try_into().unwrap_or([0; 4]))),
+            Floats::Owned(v) => v.get(i).copied(),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -269,6 +339,13 @@ impl Inflated {
             _ => None,
         }
     }
+}
+
+/// The byte range of element `i` of width `w`.
+#[inline]
+fn span(i: usize, w: usize) -> Option<core::ops::Range<usize>> {
+    let start = i.checked_mul(w)?;
+    Some(start..start.checked_add(w)?)
 }
 
 /// Little-endian `i32`s.

@@ -13,6 +13,7 @@ use kiln_scene::{
 
 use crate::ImportOptions;
 use crate::anim;
+use crate::arrays::{Floats, Ints};
 use crate::geometry::{GeometryOptions, MeshGeometry};
 use crate::graph::{Graph, Object, Props, ROOT_ID, strip_prefix};
 use crate::math::{M4, RotOrder, rotation_matrix, sq_len};
@@ -121,10 +122,11 @@ pub struct Model<'d, 'a> {
 }
 
 /// One converted cluster's data, resolved to the target bone name.
-struct Cluster {
+struct Cluster<'a> {
     bone: String,
-    indices: Vec<i32>,
-    weights: Vec<f32>,
+    /// Control point indices and weights, as the file holds them (read in place when plain).
+    indices: Ints<'a>,
+    weights: Floats<'a>,
     transform: M4,
 }
 
@@ -135,9 +137,9 @@ pub struct Converter<'g, 'd, 'a> {
     pub scene: Scene,
     pub warnings: Vec<String>,
     models: HashMap<u64, Option<Rc<Model<'d, 'a>>>>,
-    geometries: HashMap<u64, Option<Rc<MeshGeometry>>>,
+    geometries: HashMap<u64, Option<Rc<MeshGeometry<'a>>>>,
     meshes_converted: HashMap<u64, Vec<usize>>,
-    skins: HashMap<u64, Option<Rc<Vec<Cluster>>>>,
+    skins: HashMap<u64, Option<Rc<Vec<Cluster<'a>>>>>,
     materials_converted: HashMap<u64, usize>,
     videos_converted: HashMap<u64, usize>,
     default_material: Option<usize>,
@@ -254,7 +256,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
     }
 
     /// The mesh geometry of object `id` (a `Geometry` of class `Mesh`, or a 6.1 model).
-    fn geometry(&mut self, id: u64) -> Option<Rc<MeshGeometry>> {
+    fn geometry(&mut self, id: u64) -> Option<Rc<MeshGeometry<'a>>> {
         if let Some(g) = self.geometries.get(&id) {
             return g.clone();
         }
@@ -294,7 +296,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
 
     /// A `Line` geometry as a mesh geometry of 2-corner faces (control points kept as they
     /// are: `Points` and `PointsIndex`).
-    fn read_line(&mut self, obj: &Object<'d, 'a>) -> Option<MeshGeometry> {
+    fn read_line(&mut self, obj: &Object<'d, 'a>) -> Option<MeshGeometry<'a>> {
         let what = self.describe(obj);
         let (Some(p), Some(i)) = (obj.node.child("Points"), obj.node.child("PointsIndex")) else {
             self.warn(format!(
@@ -655,7 +657,12 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
         }
     }
 
-    fn convert_line(&mut self, geo: &MeshGeometry, obj: &Object<'d, 'a>, node: NodeId) -> usize {
+    fn convert_line(
+        &mut self,
+        geo: &MeshGeometry<'_>,
+        obj: &Object<'d, 'a>,
+        node: NodeId,
+    ) -> usize {
         let mut mesh = Mesh {
             name: self.mesh_name(obj, node),
             positions: geo.points.iter().map(|v| Vec3::from_array(*v)).collect(),
@@ -688,7 +695,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
     /// material index `material`.
     fn convert_mesh_part(
         &mut self,
-        geo: &MeshGeometry,
+        geo: &MeshGeometry<'_>,
         obj: &Object<'d, 'a>,
         model: &Model<'d, 'a>,
         node: NodeId,
@@ -709,7 +716,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
                 s
             }
         };
-        let clusters: Option<&[Cluster]> = skin.as_deref().map(Vec::as_slice);
+        let clusters: Option<&[Cluster<'_>]> = skin.as_deref().map(Vec::as_slice);
         // Output corner → input corner (all corners in order for a single material).
         let picked: Option<Vec<u32>> = material.map(|m| {
             let mut v = Vec::new();
@@ -736,7 +743,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
     }
 
     /// The clusters of the (last) skin deformer on geometry `gid`.
-    fn skin_clusters(&mut self, gid: u64) -> Option<Vec<Cluster>> {
+    fn skin_clusters(&mut self, gid: u64) -> Option<Vec<Cluster<'a>>> {
         let g = self.g;
         let skin = g
             .sources_of(gid, "Deformer")
@@ -757,7 +764,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
         Some(out)
     }
 
-    fn read_cluster(&mut self, id: u64) -> Option<Cluster> {
+    fn read_cluster(&mut self, id: u64) -> Option<Cluster<'a>> {
         let g = self.g;
         let obj = *g.object(id)?;
         let d = self.describe(&obj);
@@ -779,27 +786,29 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
         let (ix, wx) = (n.child("Indexes"), n.child("Weights"));
         let (indices, weights) = match (ix, wx) {
             (Some(i), Some(w)) => {
-                let fast = g.arrays.i32s(&i);
-                let i: Vec<i32> =
-                    match fast.map_or_else(|| i.i32_values().map(|v| v.into_owned()), Ok) {
-                        Ok(v) => v,
+                let i = match g.arrays.ints(&i) {
+                    Some(v) => v,
+                    None => match i.i32_values() {
+                        Ok(v) => Ints::Owned(v.into_owned()),
                         Err(e) => {
                             self.warn(format!("{d}: Indexes unreadable ({e}); cluster ignored"));
                             return None;
                         }
-                    };
-                let fast = g.arrays.f32s(&w);
-                let w: Vec<f32> =
-                    match fast.map_or_else(|| w.f32_values().map(|v| v.into_owned()), Ok) {
-                        Ok(v) => v,
+                    },
+                };
+                let w = match g.arrays.floats(&w) {
+                    Some(v) => v,
+                    None => match w.f32_values() {
+                        Ok(v) => Floats::Owned(v.into_owned()),
                         Err(e) => {
                             self.warn(format!("{d}: Weights unreadable ({e}); cluster ignored"));
                             return None;
                         }
-                    };
+                    },
+                };
                 (i, w)
             }
-            (None, None) => (Vec::new(), Vec::new()),
+            (None, None) => (Ints::default(), Floats::Owned(Vec::new())),
             _ => {
                 self.warn(format!("{d}: Indexes or Weights missing; cluster ignored"));
                 return None;
@@ -826,7 +835,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
             ));
             return None;
         };
-        if let Some(bad) = indices.iter().find(|&&i| i < 0) {
+        if let Some(bad) = indices.iter().find(|&i| i < 0) {
             self.warn(format!(
                 "{d}: vertex index {bad} is negative; its weight is ignored"
             ));
@@ -858,7 +867,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
     fn material_for_mesh(
         &mut self,
         model: &Model<'d, 'a>,
-        geo: &MeshGeometry,
+        geo: &MeshGeometry<'_>,
         index: i32,
     ) -> usize {
         let Some(&mid) = usize::try_from(index)
@@ -884,7 +893,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
         i
     }
 
-    fn convert_material(&mut self, obj: &Object<'d, 'a>, geo: &MeshGeometry) -> usize {
+    fn convert_material(&mut self, obj: &Object<'d, 'a>, geo: &MeshGeometry<'_>) -> usize {
         let g = self.g;
         let index = self.scene.materials.len();
         let full = obj.name(g.legacy);
@@ -1274,7 +1283,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
 
     /// The UV channel a texture reads: its `UVSet` property looked up among the geometry's UV
     /// set names (0 when unset, `default`, or not found).
-    fn texture_uv_channel(&mut self, tid: u64, geo: &MeshGeometry) -> u32 {
+    fn texture_uv_channel(&mut self, tid: u64, geo: &MeshGeometry<'_>) -> u32 {
         let Some(obj) = self.g.object(tid).copied() else {
             return 0;
         };
@@ -1460,18 +1469,18 @@ const LAYERED_TEXTURE_SLOTS: [(&str, AiTex); 14] = [
 
 /// The vertex attributes and faces of one output mesh: the corners `picked` of the
 /// polygons with material `material` (all corners when `None`), one vertex per corner.
-fn mesh_attributes(geo: &MeshGeometry, material: Option<i32>, pk: Option<&[u32]>) -> Mesh {
+fn mesh_attributes(geo: &MeshGeometry<'_>, material: Option<i32>, pk: Option<&[u32]>) -> Mesh {
     // Tangents need bitangents: the file's, or normal × tangent.
     let derive_binormals = geo.binormals.is_empty() && !geo.normals.is_empty();
     let with_tangents = !geo.tangents.is_empty() && (!geo.binormals.is_empty() || derive_binormals);
-    let cp = &geo.corner_points[..];
+    let cp = &geo.corner_points;
     let point = |p: u32| Vec3::from_array(geo.points.get(p as usize).copied().unwrap_or_default());
     let positions = || -> Vec<Vec3> {
         match pk {
-            None => cp.iter().map(|&p| point(p)).collect(),
+            None => cp.iter().map(point).collect(),
             Some(pk) => pk
                 .iter()
-                .map(|&c| point(cp.get(c as usize).copied().unwrap_or(u32::MAX)))
+                .map(|&c| point(cp.get(c as usize).unwrap_or(u32::MAX)))
                 .collect(),
         }
     };
@@ -1566,8 +1575,8 @@ fn mesh_attributes(geo: &MeshGeometry, material: Option<i32>, pk: Option<&[u32]>
 /// a bone (even without weights); a bone named twice in one skin is listed twice with the
 /// first cluster's data; weights go to every output vertex made from the control point.
 fn bones_for(
-    geo: &MeshGeometry,
-    clusters: &[Cluster],
+    geo: &MeshGeometry<'_>,
+    clusters: &[Cluster<'_>],
     material: Option<i32>,
     picked: Option<&[u32]>,
 ) -> Vec<Bone> {
@@ -1604,9 +1613,10 @@ fn bones_for(
     let todo: Vec<usize> = (0..clusters.len()).filter(|&i| source[i] == i).collect();
     let weights = par::map(&todo, |&i| {
         let cl = &clusters[i];
-        let total: usize = cl.indices.iter().map(|&i| corners_of(i).len()).sum();
+        let total: usize = cl.indices.iter().map(|i| corners_of(i).len()).sum();
         let mut weights = Vec::with_capacity(total);
-        for (&index, &w) in cl.indices.iter().zip(&cl.weights) {
+        for (k, index) in cl.indices.iter().enumerate() {
+            let w = cl.weights.get(k).unwrap_or(0.0);
             let corners = corners_of(index);
             match &out_of {
                 Some(out_of) => weights.extend(corners.iter().filter_map(|&corner| {

@@ -18,12 +18,12 @@ use std::borrow::Cow;
 
 use kiln_fbx::Node;
 
-use crate::arrays::{Floats, Inflated, Ints, le_i32};
+use crate::arrays::{Floats, Inflated, Ints};
 use crate::par;
 
 /// A layer's values and how each polygon corner finds its own.
 #[derive(Clone, Debug, Default)]
-pub enum Layer<T> {
+pub enum Layer<'a, T> {
     /// No data.
     #[default]
     None,
@@ -31,73 +31,90 @@ pub enum Layer<T> {
     PerCorner(Vec<T>),
     /// One value per control point (`ByVertice`).
     PerPoint(Vec<T>),
-    /// Values and one index per corner (`ByPolygonVertex`/`IndexToDirect`); `u32::MAX` reads
-    /// as the default value (an index of -1).
-    Indexed { values: Vec<T>, index: Vec<u32> },
+    /// Values and one index per corner (`ByPolygonVertex`/`IndexToDirect`), the index array
+    /// as the file holds it (read in place when plain): checked when read, so each entry is
+    /// -1 (the default value) or a valid index.
+    Indexed { values: Vec<T>, index: Ints<'a> },
 }
 
-impl<T: Copy + Default> Layer<T> {
-    pub fn is_empty(&self) -> bool {
-        matches!(self, Layer::None)
+/// The control point of each polygon corner: `PolygonVertexIndex` as the file holds it (read
+/// in place when plain), the end markers (`-p - 1`) decoded on access.
+#[derive(Clone, Debug, Default)]
+pub struct CornerPoints<'a>(pub Ints<'a>);
+
+/// `PolygonVertexIndex` entry → control point (`!x` is `-x - 1`).
+#[inline]
+fn point_of(x: i32) -> u32 {
+    (x ^ (x >> 31)) as u32
+}
+
+impl CornerPoints<'_> {
+    pub fn len(&self) -> usize {
+        self.0.len()
     }
 
-    /// The value of `corner`, whose control point is `point`.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The control point of corner `c`.
     #[inline]
-    pub fn at(&self, corner: usize, point: u32) -> T {
-        match self {
-            Layer::None => T::default(),
-            Layer::PerCorner(v) => v.get(corner).copied().unwrap_or_default(),
-            Layer::PerPoint(v) => v.get(point as usize).copied().unwrap_or_default(),
-            Layer::Indexed { values, index } => index
-                .get(corner)
-                .and_then(|&i| values.get(i as usize))
-                .copied()
-                .unwrap_or_default(),
-        }
+    pub fn get(&self, c: usize) -> Option<u32> {
+        self.0.get(c).map(point_of)
+    }
+
+    /// The control points of all corners, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.0.iter().map(point_of)
+    }
+}
+
+impl<T: Copy + Default> Layer<'_, T> {
+    pub fn is_empty(&self) -> bool {
+        matches!(self, Layer::None)
     }
 
     /// The values of the corners `picked` (all corners in order when `None`), each through
     /// `f`: one output vector written once, with the layout decided outside the loop.
     pub fn gather<O>(
         &self,
-        corner_points: &[u32],
+        corner_points: &CornerPoints<'_>,
         picked: Option<&[u32]>,
         f: impl Fn(T) -> O,
     ) -> Vec<O> {
         let get = |v: &[T], i: usize| v.get(i).copied().unwrap_or_default();
+        let n = corner_points.len();
+        // An index of -1 (or, defensively, anything past the values) reads as the default.
+        let at = |values: &[T], i: Option<i32>| match i {
+            Some(i) if i >= 0 => get(values, i as usize),
+            _ => T::default(),
+        };
         match (self, picked) {
-            (Layer::None, None) => corner_points.iter().map(|_| f(T::default())).collect(),
+            (Layer::None, None) => (0..n).map(|_| f(T::default())).collect(),
             (Layer::None, Some(p)) => p.iter().map(|_| f(T::default())).collect(),
-            (Layer::PerCorner(v), None) if v.len() == corner_points.len() => {
-                v.iter().map(|&x| f(x)).collect()
-            }
-            (Layer::PerCorner(v), None) => (0..corner_points.len()).map(|c| f(get(v, c))).collect(),
+            (Layer::PerCorner(v), None) if v.len() == n => v.iter().map(|&x| f(x)).collect(),
+            (Layer::PerCorner(v), None) => (0..n).map(|c| f(get(v, c))).collect(),
             (Layer::PerCorner(v), Some(p)) => p.iter().map(|&c| f(get(v, c as usize))).collect(),
             (Layer::PerPoint(v), None) => corner_points
                 .iter()
-                .map(|&pt| f(get(v, pt as usize)))
+                .map(|pt| f(get(v, pt as usize)))
                 .collect(),
             (Layer::PerPoint(v), Some(p)) => p
                 .iter()
                 .map(|&c| {
-                    let pt = corner_points.get(c as usize).copied().unwrap_or(u32::MAX);
+                    let pt = corner_points.get(c as usize).unwrap_or(u32::MAX);
                     f(get(v, pt as usize))
                 })
                 .collect(),
-            (Layer::Indexed { values, index }, None) => {
-                let n = corner_points.len();
-                index[..n.min(index.len())]
-                    .iter()
-                    .map(|&i| f(get(values, i as usize)))
-                    .chain((index.len()..n).map(|_| f(T::default())))
-                    .collect()
-            }
+            (Layer::Indexed { values, index }, None) => index
+                .iter()
+                .take(n)
+                .map(|i| f(at(values, Some(i))))
+                .chain((index.len()..n).map(|_| f(T::default())))
+                .collect(),
             (Layer::Indexed { values, index }, Some(p)) => p
                 .iter()
-                .map(|&c| {
-                    let i = index.get(c as usize).copied().unwrap_or(u32::MAX);
-                    f(get(values, i as usize))
-                })
+                .map(|&c| f(at(values, index.get(c as usize))))
                 .collect(),
         }
     }
@@ -105,12 +122,12 @@ impl<T: Copy + Default> Layer<T> {
 
 /// One layer element's decoded data, before [`MeshGeometry::apply_element`] decides whether
 /// it is used.
-enum Decoded {
+enum Decoded<'a> {
     /// `MappingInformationType` or `ReferenceInformationType` is missing.
     NoMapping,
-    Uv(String, Result<Layer<[f32; 2]>, GeometryError>),
-    V3(Result<Layer<[f32; 3]>, GeometryError>),
-    V4(Result<Layer<[f32; 4]>, GeometryError>),
+    Uv(String, Result<Layer<'a, [f32; 2]>, GeometryError>),
+    V3(Result<Layer<'a, [f32; 3]>, GeometryError>),
+    V4(Result<Layer<'a, [f32; 4]>, GeometryError>),
     Materials(Result<Vec<i32>, GeometryError>),
     /// A type that is not read, or a set index past 8.
     Nothing,
@@ -120,22 +137,22 @@ enum Decoded {
 /// corner resolves through (Assimp unrolls all of it per corner; here the output meshes are
 /// cut straight from the indices, with the same result).
 #[derive(Clone, Debug, Default)]
-pub struct MeshGeometry {
+pub struct MeshGeometry<'a> {
     /// Control points.
     pub points: Vec<[f32; 3]>,
-    /// Control point of each corner (`PolygonVertexIndex` with the end markers decoded),
-    /// including the corners of an unterminated last polygon, which Assimp keeps as vertices.
-    pub corner_points: Vec<u32>,
+    /// Control point of each corner, including the corners of an unterminated last polygon,
+    /// which Assimp keeps as vertices.
+    pub corner_points: CornerPoints<'a>,
     /// Corner count of each complete polygon (`m_faces`).
     pub faces: Vec<u32>,
     /// Number of control points.
     pub control_points: usize,
-    pub normals: Layer<[f32; 3]>,
-    pub tangents: Layer<[f32; 3]>,
-    pub binormals: Layer<[f32; 3]>,
-    pub uvs: [Layer<[f32; 2]>; 8],
+    pub normals: Layer<'a, [f32; 3]>,
+    pub tangents: Layer<'a, [f32; 3]>,
+    pub binormals: Layer<'a, [f32; 3]>,
+    pub uvs: [Layer<'a, [f32; 2]>; 8],
     pub uv_names: [String; 8],
-    pub colors: [Layer<[f32; 4]>; 8],
+    pub colors: [Layer<'a, [f32; 4]>; 8],
     /// Material index per face (or per corner for `AllSame`).
     pub materials: Vec<i32>,
 }
@@ -177,6 +194,24 @@ fn string_child(scope: &Node<'_, '_>, name: &str) -> Option<String> {
         kiln_fbx::Value::String(s) => Some(String::from_utf8_lossy(s).into_owned()),
         _ => None,
     }
+}
+
+/// `PolygonVertexIndex` → the corner count of each complete polygon; `Err(index)` for an
+/// index past the `n` control points.
+fn read_polygons(indices: impl ExactSizeIterator<Item = i32>, n: usize) -> Result<Vec<u32>, i32> {
+    let mut faces = Vec::with_capacity(indices.len() / 3);
+    let mut count = 0u32;
+    for index in indices {
+        if point_of(index) as usize >= n {
+            return Err(index);
+        }
+        count += 1;
+        if index < 0 {
+            faces.push(count);
+            count = 0;
+        }
+    }
+    Ok(faces)
 }
 
 /// The number of control points a `Vertices` node holds (its value count / 3).
@@ -225,16 +260,16 @@ fn chunks<const N: usize>(
         .collect())
 }
 
-impl MeshGeometry {
+impl<'a> MeshGeometry<'a> {
     /// Reads the geometry stored in `scope` (a `Geometry` node, or a 6.1 `Model`). `what`
     /// names it in messages; warnings go to `warnings`.
     pub fn read(
-        scope: &Node<'_, '_>,
+        scope: &Node<'_, 'a>,
         what: &str,
         options: GeometryOptions,
         arrays: &Inflated,
         warnings: &mut Vec<String>,
-    ) -> Result<MeshGeometry, GeometryError> {
+    ) -> Result<MeshGeometry<'a>, GeometryError> {
         let Some(vnode) = scope.child("Vertices") else {
             return err("no Vertices");
         };
@@ -252,21 +287,19 @@ impl MeshGeometry {
                     &format!("{what} Vertices"),
                 )
             },
-            || -> Result<(Vec<u32>, Vec<u32>, usize), GeometryError> {
+            || -> Result<(CornerPoints<'a>, Vec<u32>, usize), GeometryError> {
                 let points = vnode_count(&vnode);
-                let mut g = MeshGeometry::default();
-                let ok = match arrays.ints(&inode) {
-                    // A plain array is read in place, without a copy.
-                    Some(Ints::Le(b)) => g.read_polygons(le_i32(b), points),
-                    Some(Ints::Owned(v)) => g.read_polygons(v.into_iter(), points),
-                    None => g.read_polygons(i32s(&inode)?.iter().copied(), points),
+                // A plain array is read in place, without a copy.
+                let ints = match arrays.ints(&inode) {
+                    Some(i) => i,
+                    None => Ints::Owned(i32s(&inode)?.into_owned()),
                 };
-                ok.map_err(|index| {
+                let faces = read_polygons(ints.iter(), points).map_err(|index| {
                     GeometryError(format!(
                         "polygon vertex index {index} out of range ({points} control points)"
                     ))
                 })?;
-                Ok((g.corner_points, g.faces, points))
+                Ok((CornerPoints(ints), faces, points))
             },
         );
         let points = points?;
@@ -281,11 +314,7 @@ impl MeshGeometry {
         if counted != points.len() {
             // Only when `Vertices` is not a plain f64/f32 array and its count was a guess: redo
             // the range check against the decoded points.
-            if let Some(&p) = g
-                .corner_points
-                .iter()
-                .find(|&&p| p as usize >= points.len())
-            {
+            if let Some(p) = g.corner_points.iter().find(|&p| p as usize >= points.len()) {
                 return err(format!(
                     "polygon vertex index {p} out of range ({} control points)",
                     points.len()
@@ -339,32 +368,6 @@ impl MeshGeometry {
         Ok(g)
     }
 
-    /// `PolygonVertexIndex` → corner points and face sizes; `Err(index)` for an index past
-    /// the `n` control points.
-    fn read_polygons(
-        &mut self,
-        indices: impl ExactSizeIterator<Item = i32>,
-        n: usize,
-    ) -> Result<(), i32> {
-        self.corner_points.reserve(indices.len());
-        self.faces.reserve(indices.len() / 3);
-        let mut count = 0u32;
-        for index in indices {
-            // `!index` is `-index - 1`: the end marker's control point.
-            let p = if index < 0 { !index } else { index } as u32 as usize;
-            if p >= n {
-                return Err(index);
-            }
-            self.corner_points.push(p as u32);
-            count += 1;
-            if index < 0 {
-                self.faces.push(count);
-                count = 0;
-            }
-        }
-        Ok(())
-    }
-
     /// Decodes one layer element (`ReadVertexData` without the decisions that depend on the
     /// elements before it).
     #[allow(clippy::too_many_arguments)]
@@ -372,12 +375,12 @@ impl MeshGeometry {
         &self,
         ty: &str,
         index: i64,
-        source: &Node<'_, '_>,
+        source: &Node<'_, 'a>,
         what: &str,
         options: GeometryOptions,
         arrays: &Inflated,
         warnings: &mut Vec<String>,
-    ) -> Result<Decoded, GeometryError> {
+    ) -> Result<Decoded<'a>, GeometryError> {
         let (Some(mapping), Some(reference)) = (
             string_child(source, "MappingInformationType"),
             string_child(source, "ReferenceInformationType"),
@@ -445,7 +448,7 @@ impl MeshGeometry {
         ty: &str,
         index: i64,
         what: &str,
-        decoded: Result<Decoded, GeometryError>,
+        decoded: Result<Decoded<'a>, GeometryError>,
         mut decode_warnings: Vec<String>,
         warnings: &mut Vec<String>,
     ) -> Result<(), GeometryError> {
@@ -511,7 +514,7 @@ impl MeshGeometry {
     #[allow(clippy::too_many_arguments)]
     fn resolve<const N: usize>(
         &self,
-        source: &Node<'_, '_>,
+        source: &Node<'_, 'a>,
         mapping: &str,
         reference: &str,
         data_name: &str,
@@ -520,7 +523,7 @@ impl MeshGeometry {
         options: GeometryOptions,
         arrays: &Inflated,
         warnings: &mut Vec<String>,
-    ) -> Result<Layer<[f32; N]>, GeometryError> {
+    ) -> Result<Layer<'a, [f32; N]>, GeometryError> {
         let data_node = source.child(data_name);
         let index_node = source.child(index_name);
         let wants_index =
@@ -585,8 +588,10 @@ impl MeshGeometry {
                 }
                 // Only the control points that polygons use are checked (as Assimp does).
                 let mut used = vec![false; self.control_points];
-                for &p in &self.corner_points {
-                    used[p as usize] = true;
+                for p in self.corner_points.iter() {
+                    if let Some(u) = used.get_mut(p as usize) {
+                        *u = true;
+                    }
                 }
                 let mut out = Vec::with_capacity(idx.len());
                 for (p, &i) in idx.iter().enumerate() {
@@ -625,18 +630,20 @@ impl MeshGeometry {
                     ));
                     return Ok(Layer::None);
                 }
-                let resolve = |i: i32| {
-                    if i == -1 {
-                        Ok(u32::MAX)
-                    } else {
-                        check(i, data.len())
-                    }
-                };
-                // A plain binary array is read in place, without a copy.
-                let index: Vec<u32> = ints.map_collect(corners, resolve)?;
+                // Checked here, kept as the file has it (read in place when plain).
+                let len = data.len();
+                if let Some(bad) = ints
+                    .iter()
+                    .take(corners)
+                    .find(|&i| i != -1 && (i < 0 || i as usize >= len))
+                {
+                    return Err(check(bad, len).err().unwrap_or_else(|| {
+                        GeometryError(format!("{ctx}: {index_name} {bad} out of range"))
+                    }));
+                }
                 Ok(Layer::Indexed {
                     values: data,
-                    index,
+                    index: ints,
                 })
             }
             ("ByPolygon", _, _) if options.all_layer_mappings => {
@@ -745,19 +752,28 @@ impl MeshGeometry {
     /// Control point → its corners, in corner order: `(offsets, corners)`, the corners of
     /// point `p` being `corners[offsets[p]..offsets[p + 1]]`.
     pub fn point_corners(&self) -> (Vec<u32>, Vec<u32>) {
-        let mut offsets = vec![0u32; self.control_points + 1];
-        for &p in &self.corner_points {
-            offsets[p as usize + 1] += 1;
+        let n = self.control_points;
+        // Counts at `p + 2`, summed so that `offsets[p + 1]` is where point `p` starts; the
+        // scatter then advances it to where `p` ends, which is where `p + 1` starts.
+        let mut offsets = vec![0u32; n + 2];
+        for p in self.corner_points.iter() {
+            if let Some(o) = offsets.get_mut(p as usize + 2) {
+                *o += 1;
+            }
         }
-        for i in 0..self.control_points {
-            offsets[i + 1] += offsets[i];
+        for i in 2..n + 2 {
+            offsets[i] += offsets[i - 1];
         }
-        let mut fill = offsets.clone();
         let mut corners = vec![0u32; self.corner_points.len()];
-        for (c, &p) in self.corner_points.iter().enumerate() {
-            corners[fill[p as usize] as usize] = c as u32;
-            fill[p as usize] += 1;
+        for (c, p) in self.corner_points.iter().enumerate() {
+            if let Some(o) = offsets.get_mut(p as usize + 1) {
+                if let Some(slot) = corners.get_mut(*o as usize) {
+                    *slot = c as u32;
+                }
+                *o += 1;
+            }
         }
+        offsets.truncate(n + 1);
         (offsets, corners)
     }
 

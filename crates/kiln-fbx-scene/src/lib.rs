@@ -137,6 +137,13 @@ pub fn import_with(bytes: &[u8], options: &ImportOptions) -> Result<Scene, Impor
 /// Turns a parsed document into a scene (Assimp 5.2's raw import: right-handed, polygons,
 /// one vertex per polygon corner).
 pub fn import_document(doc: &Document<'_>, options: &ImportOptions) -> Result<Scene, ImportError> {
+    par::on_pool(|| import_on_this_thread(doc, options))
+}
+
+fn import_on_this_thread(
+    doc: &Document<'_>,
+    options: &ImportOptions,
+) -> Result<Scene, ImportError> {
     let g = graph::Graph::build(doc).map_err(|e| match e {
         graph::GraphError::NoObjects => ImportError::NoObjects,
         graph::GraphError::NoConnections => ImportError::NoConnections,

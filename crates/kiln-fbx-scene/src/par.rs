@@ -30,3 +30,17 @@ pub fn map<T: Sync, O: Send>(items: &[T], f: impl Fn(&T) -> O + Sync + Send) -> 
         items.iter().map(f).collect()
     }
 }
+
+/// Runs `f` on one of the pool's threads (the caller waits), so that the fork-join steps
+/// inside start from a worker: a worker's `join` pushes onto its own deque, where a call from
+/// outside the pool has to inject the job and sleep until it is done, once per step.
+pub fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::scope(|_| f())
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        f()
+    }
+}
