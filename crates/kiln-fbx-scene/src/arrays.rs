@@ -13,11 +13,10 @@
 //! would take uncompressed), instead of one at a time.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use kiln_fbx::{Array, ArrayEncoding, ArrayType, Document, Node, Value};
-
-use crate::par;
 
 /// The array nodes the importer reads in bulk (geometry layers, clusters, curves, lines).
 const BULK: &[&str] = &[
@@ -54,11 +53,30 @@ enum Bulk {
     I64(Vec<i64>),
 }
 
-/// Compressed bulk arrays, decoded up front and handed out once each (empty without the
-/// `parallel` feature, where decoding on demand costs the same and keeps the peak lower).
+/// Where one compressed array is.
+enum Slot {
+    /// Not started: the first to come (a helper or the reader) decodes it.
+    Pending,
+    /// A helper is decoding it; a reader waits.
+    Running,
+    /// Decoded (`None`: it failed; the reader's own decoder reports why).
+    Done(Option<Bulk>),
+    /// Handed out, or claimed by its reader.
+    Gone,
+}
+
+/// The document's compressed bulk arrays, decoded by helper threads while the conversion
+/// runs and handed out once each (empty without the `parallel` feature).
 #[derive(Default)]
-pub struct Inflated {
-    decoded: Mutex<HashMap<usize, Bulk>>,
+pub struct Inflated<'a> {
+    arrays: Vec<Array<'a>>,
+    slots: Vec<Mutex<Slot>>,
+    by_key: HashMap<usize, usize>,
+    /// The order helpers take arrays in: geometry, then clusters, then curves from the last.
+    order: Vec<usize>,
+    next: AtomicUsize,
+    stop: AtomicBool,
+    done: Condvar,
 }
 
 /// The single array property of `node`, if that is what it holds.
@@ -178,7 +196,40 @@ pub enum Floats<'x> {
     Owned(Vec<f32>),
 }
 
+/// Iterator over [`Floats`] (as `f32`).
+pub enum FloatsIter<'s> {
+    Le64(core::slice::ChunksExact<'s, u8>),
+    Le32(core::slice::ChunksExact<'s, u8>),
+    Slice(core::slice::Iter<'s, f32>),
+}
+
+impl Iterator for FloatsIter<'_> {
+    type Item = f32;
+
+    #[inline]
+    fn next(&mut self) -> Option<f32> {
+        match self {
+            FloatsIter::Le64(c) => c
+                .next()
+                .map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f32),
+            FloatsIter::Le32(c) => c
+                .next()
+                .map(|b| f32::from_le_bytes(b.try_into().unwrap_or([0; 4]))),
+            FloatsIter::Slice(s) => s.next().copied(),
+        }
+    }
+}
+
 impl Floats<'_> {
+    /// The values in order (as `f32`).
+    pub fn iter(&self) -> FloatsIter<'_> {
+        match self {
+            Floats::Le64(b) => FloatsIter::Le64(b.chunks_exact(8)),
+            Floats::Le32(b) => FloatsIter::Le32(b.chunks_exact(4)),
+            Floats::Owned(v) => FloatsIter::Slice(v.iter()),
+        }
+    }
+
     /// Value `i` (as `f32`).
     #[inline]
     pub fn get(&self, i: usize) -> Option<f32> {
@@ -247,39 +298,110 @@ fn le_groups<const N: usize, const W: usize>(bytes: &[u8]) -> Vec<[f32; N]> {
         .collect()
 }
 
-impl Inflated {
-    pub fn new(doc: &Document<'_>) -> Self {
+/// Decodes one compressed array: floats as `f32`, integers in their own width.
+fn decode(a: &Array<'_>) -> Option<Bulk> {
+    match a.ty() {
+        ArrayType::F64 | ArrayType::F32 => {
+            a.decode::<f32>().ok().map(|v| Bulk::F32(v.into_owned()))
+        }
+        ArrayType::I32 => a.decode::<i32>().ok().map(|v| Bulk::I32(v.into_owned())),
+        ArrayType::I64 => a.decode::<i64>().ok().map(|v| Bulk::I64(v.into_owned())),
+        _ => None,
+    }
+}
+
+impl<'a> Inflated<'a> {
+    /// Lists the compressed bulk arrays of `doc` (nothing is decoded yet).
+    pub fn new(doc: &Document<'a>) -> Self {
         if !cfg!(feature = "parallel") {
             return Inflated::default();
         }
-        let todo: Vec<Array<'_>> = doc
+        let mut found: Vec<(u8, Array<'a>)> = doc
             .nodes()
-            .filter(|n| BULK.contains(&n.name()))
-            .filter_map(|n| array_of(&n))
-            .filter(Array::is_compressed)
+            .filter_map(|n| {
+                let rank = match n.name() {
+                    "KeyTime" | "KeyValueFloat" => 2,
+                    "Indexes" | "Weights" => 1,
+                    name if BULK.contains(&name) => 0,
+                    _ => return None,
+                };
+                Some((rank, array_of(&n)?))
+            })
+            .filter(|(_, a)| a.is_compressed())
             .collect();
-        let done = par::map(&todo, |a| match a.ty() {
-            ArrayType::F64 | ArrayType::F32 => {
-                a.decode::<f32>().ok().map(|v| Bulk::F32(v.into_owned()))
-            }
-            ArrayType::I32 => a.decode::<i32>().ok().map(|v| Bulk::I32(v.into_owned())),
-            ArrayType::I64 => a.decode::<i64>().ok().map(|v| Bulk::I64(v.into_owned())),
-            _ => None,
-        });
-        let decoded = todo
+        // Helpers start with what the conversion needs after the animation (which it reads
+        // first, claiming its own curves): geometry, clusters, then curves from the end.
+        let arrays: Vec<Array<'a>> = found.iter().map(|(_, a)| *a).collect();
+        let mut order: Vec<usize> = (0..found.len()).collect();
+        order.sort_by_key(|&i| (found[i].0, if found[i].0 == 2 { usize::MAX - i } else { i }));
+        found.clear();
+        let by_key = arrays
             .iter()
-            .zip(done)
-            .filter_map(|(a, b)| Some((key(a)?, b?)))
+            .enumerate()
+            .filter_map(|(i, a)| Some((key(a)?, i)))
             .collect();
         Inflated {
-            decoded: Mutex::new(decoded),
+            slots: arrays.iter().map(|_| Mutex::new(Slot::Pending)).collect(),
+            arrays,
+            by_key,
+            order,
+            ..Inflated::default()
         }
     }
 
-    /// Takes the decoded array of `node` out of the cache.
+    /// Whether there is anything for helpers to do.
+    pub fn has_work(&self) -> bool {
+        !self.arrays.is_empty()
+    }
+
+    /// A helper's loop: decodes pending arrays in [`Inflated::new`]'s order until there are
+    /// none left or [`Inflated::stop`] is called.
+    pub fn work(&self) {
+        while !self.stop.load(Ordering::Relaxed) {
+            let k = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(&i) = self.order.get(k) else { return };
+            {
+                let Ok(mut slot) = self.slots[i].lock() else {
+                    return;
+                };
+                if !matches!(*slot, Slot::Pending) {
+                    continue;
+                }
+                *slot = Slot::Running;
+            }
+            let bulk = decode(&self.arrays[i]);
+            if let Ok(mut slot) = self.slots[i].lock() {
+                *slot = Slot::Done(bulk);
+            }
+            self.done.notify_all();
+        }
+    }
+
+    /// Tells the helpers to stop after the array they are on (the conversion is over).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The decoded array of `node`: waits while a helper is on it, decodes it here when no
+    /// helper has started it, `None` when it was handed out already or failed.
     fn take(&self, node: &Node<'_, '_>) -> Option<Bulk> {
-        let k = key(&array_of(node)?)?;
-        self.decoded.lock().ok()?.remove(&k)
+        let a = array_of(node)?;
+        let &i = self.by_key.get(&key(&a)?)?;
+        let mut slot = self.slots[i].lock().ok()?;
+        loop {
+            match std::mem::replace(&mut *slot, Slot::Gone) {
+                Slot::Pending => {
+                    drop(slot);
+                    return decode(&a);
+                }
+                Slot::Running => {
+                    *slot = Slot::Running;
+                    slot = self.done.wait(slot).ok()?;
+                }
+                Slot::Done(bulk) => return bulk,
+                Slot::Gone => return None,
+            }
+        }
     }
 
     /// `node`'s `i32` array, from the input (plain) or decoded up front; `None` for anything

@@ -1477,7 +1477,7 @@ fn mesh_attributes(geo: &MeshGeometry<'_>, material: Option<i32>, pk: Option<&[u
     let point = |p: u32| Vec3::from_array(geo.points.get(p as usize).copied().unwrap_or_default());
     let positions = || -> Vec<Vec3> {
         match pk {
-            None => cp.iter().map(point).collect(),
+            None => cp.map_collect(point),
             Some(pk) => pk
                 .iter()
                 .map(|&c| point(cp.get(c as usize).unwrap_or(u32::MAX)))
@@ -1615,21 +1615,30 @@ fn bones_for(
         let cl = &clusters[i];
         let total: usize = cl.indices.iter().map(|i| corners_of(i).len()).sum();
         let mut weights = Vec::with_capacity(total);
-        for (k, index) in cl.indices.iter().enumerate() {
-            let w = cl.weights.get(k).unwrap_or(0.0);
-            let corners = corners_of(index);
-            match &out_of {
-                Some(out_of) => weights.extend(corners.iter().filter_map(|&corner| {
-                    let out = out_of[corner as usize];
-                    (out != u32::MAX).then_some(VertexWeight {
-                        vertex: out,
-                        weight: w,
-                    })
-                })),
-                None => weights.extend(corners.iter().map(|&corner| VertexWeight {
-                    vertex: corner,
-                    weight: w,
-                })),
+        let pairs = cl.indices.iter().zip(cl.weights.iter());
+        match &out_of {
+            None => {
+                for (index, w) in pairs {
+                    for &corner in corners_of(index) {
+                        weights.push(VertexWeight {
+                            vertex: corner,
+                            weight: w,
+                        });
+                    }
+                }
+            }
+            Some(out_of) => {
+                for (index, w) in pairs {
+                    for &corner in corners_of(index) {
+                        let out = out_of.get(corner as usize).copied().unwrap_or(u32::MAX);
+                        if out != u32::MAX {
+                            weights.push(VertexWeight {
+                                vertex: out,
+                                weight: w,
+                            });
+                        }
+                    }
+                }
             }
         }
         weights

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use kiln_fbx::Node;
 
-use crate::arrays::{Floats, Inflated, Ints};
+use crate::arrays::{Floats, Inflated, Ints, le_i32};
 use crate::par;
 
 /// A layer's values and how each polygon corner finds its own.
@@ -67,6 +67,23 @@ impl CornerPoints<'_> {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
         self.0.iter().map(point_of)
     }
+
+    /// `f` of every corner's control point, in order (the storage is matched once, outside
+    /// the loop).
+    pub fn map_collect<O>(&self, mut f: impl FnMut(u32) -> O) -> Vec<O> {
+        match &self.0 {
+            Ints::Le(b) => le_i32(b).map(|x| f(point_of(x))).collect(),
+            Ints::Owned(v) => v.iter().map(|&x| f(point_of(x))).collect(),
+        }
+    }
+
+    /// Calls `f` with each corner's index and control point, in order.
+    pub fn for_each(&self, mut f: impl FnMut(usize, u32)) {
+        match &self.0 {
+            Ints::Le(b) => le_i32(b).enumerate().for_each(|(c, x)| f(c, point_of(x))),
+            Ints::Owned(v) => v.iter().enumerate().for_each(|(c, &x)| f(c, point_of(x))),
+        }
+    }
 }
 
 impl<T: Copy + Default> Layer<'_, T> {
@@ -95,10 +112,7 @@ impl<T: Copy + Default> Layer<'_, T> {
             (Layer::PerCorner(v), None) if v.len() == n => v.iter().map(|&x| f(x)).collect(),
             (Layer::PerCorner(v), None) => (0..n).map(|c| f(get(v, c))).collect(),
             (Layer::PerCorner(v), Some(p)) => p.iter().map(|&c| f(get(v, c as usize))).collect(),
-            (Layer::PerPoint(v), None) => corner_points
-                .iter()
-                .map(|pt| f(get(v, pt as usize)))
-                .collect(),
+            (Layer::PerPoint(v), None) => corner_points.map_collect(|pt| f(get(v, pt as usize))),
             (Layer::PerPoint(v), Some(p)) => p
                 .iter()
                 .map(|&c| {
@@ -226,7 +240,7 @@ fn vnode_count(node: &Node<'_, '_>) -> usize {
 /// straight from their (inflated) bytes, anything else through `f64`.
 fn chunks<const N: usize>(
     node: &Node<'_, '_>,
-    arrays: &Inflated,
+    arrays: &Inflated<'_>,
     warnings: &mut Vec<String>,
     what: &str,
 ) -> Result<Vec<[f32; N]>, GeometryError> {
@@ -267,7 +281,7 @@ impl<'a> MeshGeometry<'a> {
         scope: &Node<'_, 'a>,
         what: &str,
         options: GeometryOptions,
-        arrays: &Inflated,
+        arrays: &Inflated<'_>,
         warnings: &mut Vec<String>,
     ) -> Result<MeshGeometry<'a>, GeometryError> {
         let Some(vnode) = scope.child("Vertices") else {
@@ -378,7 +392,7 @@ impl<'a> MeshGeometry<'a> {
         source: &Node<'_, 'a>,
         what: &str,
         options: GeometryOptions,
-        arrays: &Inflated,
+        arrays: &Inflated<'_>,
         warnings: &mut Vec<String>,
     ) -> Result<Decoded<'a>, GeometryError> {
         let (Some(mapping), Some(reference)) = (
@@ -521,7 +535,7 @@ impl<'a> MeshGeometry<'a> {
         index_name: &str,
         ctx: &str,
         options: GeometryOptions,
-        arrays: &Inflated,
+        arrays: &Inflated<'_>,
         warnings: &mut Vec<String>,
     ) -> Result<Layer<'a, [f32; N]>, GeometryError> {
         let data_node = source.child(data_name);
@@ -756,23 +770,23 @@ impl<'a> MeshGeometry<'a> {
         // Counts at `p + 2`, summed so that `offsets[p + 1]` is where point `p` starts; the
         // scatter then advances it to where `p` ends, which is where `p + 1` starts.
         let mut offsets = vec![0u32; n + 2];
-        for p in self.corner_points.iter() {
+        self.corner_points.for_each(|_, p| {
             if let Some(o) = offsets.get_mut(p as usize + 2) {
                 *o += 1;
             }
-        }
+        });
         for i in 2..n + 2 {
             offsets[i] += offsets[i - 1];
         }
         let mut corners = vec![0u32; self.corner_points.len()];
-        for (c, p) in self.corner_points.iter().enumerate() {
+        self.corner_points.for_each(|c, p| {
             if let Some(o) = offsets.get_mut(p as usize + 1) {
                 if let Some(slot) = corners.get_mut(*o as usize) {
                     *slot = c as u32;
                 }
                 *o += 1;
             }
-        }
+        });
         offsets.truncate(n + 1);
         (offsets, corners)
     }

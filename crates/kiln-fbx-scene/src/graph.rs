@@ -93,7 +93,7 @@ pub struct Graph<'d, 'a> {
     pub animation_stacks: Vec<u64>,
     pub warnings: Vec<String>,
     /// The compressed bulk arrays, inflated up front.
-    pub arrays: Inflated,
+    pub arrays: Inflated<'a>,
 }
 
 /// Why the document cannot be imported at all.

@@ -153,7 +153,20 @@ fn import_on_this_thread(
     }
     let mut warnings = g.warnings.clone();
     let conv = convert::Converter::new(&g, *options);
-    let (mut scene, w) = conv.run();
+    // The pool's other threads inflate the compressed arrays while this one converts, taking
+    // each array as it gets to it (decoding it itself if no helper has started it).
+    let (mut scene, w) = if g.arrays.has_work() {
+        par::with_helpers(
+            || g.arrays.work(),
+            || {
+                let r = conv.run();
+                g.arrays.stop();
+                r
+            },
+        )
+    } else {
+        conv.run()
+    };
     warnings.extend(w);
     if g.doc
         .root("Takes")

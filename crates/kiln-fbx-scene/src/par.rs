@@ -44,3 +44,24 @@ pub fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
         f()
     }
 }
+
+/// Runs `body` on this thread while the pool's other threads run `helper` (each returns when
+/// there is nothing left to help with); returns when all are done. Without the feature, or
+/// with a pool of one thread, only `body` runs.
+pub fn with_helpers<R>(helper: impl Fn() + Sync, body: impl FnOnce() -> R) -> R {
+    #[cfg(feature = "parallel")]
+    {
+        let helper = &helper;
+        rayon::in_place_scope(|s| {
+            for _ in 1..rayon::current_num_threads() {
+                s.spawn(move |_| helper());
+            }
+            body()
+        })
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = helper;
+        body()
+    }
+}

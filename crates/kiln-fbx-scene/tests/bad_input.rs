@@ -273,29 +273,108 @@ fn every_truncation_and_many_byte_flips_never_panic() {
         frames: 2,
         per_corner: false,
     });
-    let good = write_fbx(
+    // Plain, and compressed: damaged zlib streams go through the helper threads that inflate
+    // while the conversion runs, and must come out as the same errors and warnings.
+    for compress in [false, true] {
+        let good = write_fbx(
+            &scene,
+            &WriteOptions {
+                compress,
+                ..WriteOptions::default()
+            },
+        )
+        .unwrap();
+        for n in (0..good.len()).step_by(7) {
+            let _ = import(&good[..n]);
+        }
+        let mut state = 0x9e3779b97f4a7c15u64;
+        for _ in 0..2000 {
+            let mut b = good.clone();
+            for _ in 0..4 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let i = (state as usize) % b.len();
+                b[i] = (state >> 32) as u8;
+            }
+            if let Ok(s) = import(&b) {
+                s.validate().expect("imported scenes are valid");
+            }
+        }
+    }
+}
+
+#[test]
+fn compressed_and_plain_files_import_to_the_same_scene() {
+    // Large enough that every array is compressed and the helpers have work to share.
+    let scene = skinned_tube(TubeSpec {
+        rings: 40,
+        segments: 30,
+        bones: 6,
+        frames: 20,
+        per_corner: false,
+    });
+    let write = |compress| {
+        write_fbx(
+            &scene,
+            &WriteOptions {
+                compress,
+                ..WriteOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let (plain, zlib) = (write(false), write(true));
+    assert!(zlib.len() < plain.len() / 2, "the arrays are compressed");
+    let a = import(&plain).unwrap();
+    let b = import(&zlib).unwrap();
+    assert_eq!(a.meshes[0].positions.len(), (40 - 1) * 30 * 4);
+    assert_eq!(a.meshes[0].bones.len(), 6);
+    assert!(!a.animations[0].channels.is_empty());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_damaged_compressed_array_drops_its_geometry_with_the_decoder_error() {
+    let scene = skinned_tube(TubeSpec {
+        rings: 40,
+        segments: 30,
+        bones: 2,
+        frames: 4,
+        per_corner: false,
+    });
+    let mut bytes = write_fbx(
         &scene,
         &WriteOptions {
-            compress: false,
+            compress: true,
             ..WriteOptions::default()
         },
     )
     .unwrap();
-    for n in (0..good.len()).step_by(7) {
-        let _ = import(&good[..n]);
-    }
-    let mut state = 0x9e3779b97f4a7c15u64;
-    for _ in 0..2000 {
-        let mut b = good.clone();
-        for _ in 0..4 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let i = (state as usize) % b.len();
-            b[i] = (state >> 32) as u8;
-        }
-        if let Ok(s) = import(&b) {
-            s.validate().expect("imported scenes are valid");
-        }
-    }
+    // The last byte of the Normals array's zlib stream: part of its Adler-32 checksum.
+    let last = {
+        let doc = kiln_fbx::Document::parse(&bytes).unwrap();
+        let normals = doc.nodes().find(|n| n.name() == "Normals").unwrap();
+        let Some(kiln_fbx::Value::Array(a)) = normals.value(0) else {
+            panic!("Normals is an array")
+        };
+        let kiln_fbx::ArrayEncoding::Zlib(stream) = a.encoding() else {
+            panic!("Normals is compressed")
+        };
+        stream.as_ptr() as usize - bytes.as_ptr() as usize + stream.len() - 1
+    };
+    assert!(import(&bytes).unwrap().meshes.len() == 1);
+    bytes[last] ^= 0xff;
+    let s = import(&bytes).unwrap();
+    assert!(
+        s.meshes.is_empty(),
+        "the geometry is dropped, as Assimp drops it"
+    );
+    assert!(
+        warned(&s, &["Normals", "Adler-32", "not imported"]),
+        "{:?}",
+        s.warnings
+    );
+    // The animation and the skeleton still come through.
+    assert!(!s.animations.is_empty());
 }
