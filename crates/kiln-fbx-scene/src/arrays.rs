@@ -300,6 +300,10 @@ fn le_groups<const N: usize, const W: usize>(bytes: &[u8]) -> Vec<[f32; N]> {
 
 /// Decodes one compressed array: floats as `f32`, integers in their own width.
 fn decode(a: &Array<'_>) -> Option<Bulk> {
+    #[cfg(feature = "parallel")]
+    if let Some(b) = decode_zune(a) {
+        return Some(b);
+    }
     match a.ty() {
         ArrayType::F64 | ArrayType::F32 => {
             a.decode::<f32>().ok().map(|v| Bulk::F32(v.into_owned()))
@@ -308,6 +312,46 @@ fn decode(a: &Array<'_>) -> Option<Bulk> {
         ArrayType::I64 => a.decode::<i64>().ok().map(|v| Bulk::I64(v.into_owned())),
         _ => None,
     }
+}
+
+/// The fast path: `zune-inflate` (about 1.1-1.4x faster than `miniz_oxide` on these arrays;
+/// see docs/performance.md) into a buffer capped at the declared size, then checked: exact
+/// length, and the stream's Adler-32 (zune checks it). Anything else returns `None`, and
+/// `kiln_fbx`'s own decoder (miniz_oxide) decodes the array and reports what is wrong.
+#[cfg(feature = "parallel")]
+fn decode_zune(a: &Array<'_>) -> Option<Bulk> {
+    let ArrayEncoding::Zlib(stream) = a.encoding() else {
+        return None;
+    };
+    let size = a.len().checked_mul(a.ty().element_size())?;
+    let options = zune_inflate::DeflateOptions::default()
+        .set_limit(size)
+        .set_size_hint(size);
+    let raw = zune_inflate::DeflateDecoder::new_with_options(stream, options)
+        .decode_zlib()
+        .ok()?;
+    if raw.len() != size {
+        return None;
+    }
+    Some(match a.ty() {
+        ArrayType::F64 => Bulk::F32(
+            raw.chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f32)
+                .collect(),
+        ),
+        ArrayType::F32 => Bulk::F32(
+            raw.chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+                .collect(),
+        ),
+        ArrayType::I32 => Bulk::I32(le_i32(&raw).collect()),
+        ArrayType::I64 => Bulk::I64(
+            raw.chunks_exact(8)
+                .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                .collect(),
+        ),
+        _ => return None,
+    })
 }
 
 impl<'a> Inflated<'a> {
@@ -357,12 +401,23 @@ impl<'a> Inflated<'a> {
     /// A helper's loop: decodes pending arrays in [`Inflated::new`]'s order until there are
     /// none left or [`Inflated::stop`] is called.
     pub fn work(&self) {
-        while !self.stop.load(Ordering::Relaxed) {
+        while self.help_one() {}
+    }
+
+    /// Decodes the next pending array in order; `false` when there is none left (or the
+    /// helpers were stopped).
+    fn help_one(&self) -> bool {
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
             let k = self.next.fetch_add(1, Ordering::Relaxed);
-            let Some(&i) = self.order.get(k) else { return };
+            let Some(&i) = self.order.get(k) else {
+                return false;
+            };
             {
                 let Ok(mut slot) = self.slots[i].lock() else {
-                    return;
+                    return false;
                 };
                 if !matches!(*slot, Slot::Pending) {
                     continue;
@@ -374,6 +429,7 @@ impl<'a> Inflated<'a> {
                 *slot = Slot::Done(bulk);
             }
             self.done.notify_all();
+            return true;
         }
     }
 
@@ -382,13 +438,14 @@ impl<'a> Inflated<'a> {
         self.stop.store(true, Ordering::Relaxed);
     }
 
-    /// The decoded array of `node`: waits while a helper is on it, decodes it here when no
-    /// helper has started it, `None` when it was handed out already or failed.
+    /// The decoded array of `node`: decodes it here when no helper has started it; while a
+    /// helper is on it, decodes the next pending arrays meanwhile (as a helper would), and
+    /// waits only when there are none; `None` when it was handed out already or failed.
     fn take(&self, node: &Node<'_, '_>) -> Option<Bulk> {
         let a = array_of(node)?;
         let &i = self.by_key.get(&key(&a)?)?;
-        let mut slot = self.slots[i].lock().ok()?;
         loop {
+            let mut slot = self.slots[i].lock().ok()?;
             match std::mem::replace(&mut *slot, Slot::Gone) {
                 Slot::Pending => {
                     drop(slot);
@@ -396,7 +453,13 @@ impl<'a> Inflated<'a> {
                 }
                 Slot::Running => {
                     *slot = Slot::Running;
-                    slot = self.done.wait(slot).ok()?;
+                    drop(slot);
+                    if !self.help_one() {
+                        let mut slot = self.slots[i].lock().ok()?;
+                        while matches!(*slot, Slot::Running) {
+                            slot = self.done.wait(slot).ok()?;
+                        }
+                    }
                 }
                 Slot::Done(bulk) => return bulk,
                 Slot::Gone => return None,
