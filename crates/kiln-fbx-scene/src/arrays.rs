@@ -1,16 +1,20 @@
-//! The bulk arrays of a document (geometry, skin clusters, animation curves), read fast.
+//! The bulk arrays of a document (geometry layers, skin clusters, animation curves), read
+//! fast.
 //!
-//! FBX writers zlib-compress every large array, and inflating them is most of the cost of an
-//! import. With the `parallel` feature, [`Inflated::new`] inflates all compressed bulk arrays
-//! up front on rayon's pool (one array per task: the work is spread over every core however
-//! the file divides into meshes, clusters and curves) and keeps their bytes, keyed by the
-//! compressed stream's address. The readers then get each array's little-endian bytes from
-//! the input (plain arrays, zero-copy), from this cache, or, for anything else (ASCII text,
-//! an array that failed to inflate, a type that needs converting), from `kiln_fbx`'s own
-//! decoders, which report the errors in file order as before.
+//! Plain binary arrays are read where they lie in the input: [`Ints`] and [`Floats`] borrow the
+//! little-endian bytes, so an index array is never copied. Compressed ones are most of the cost
+//! of an import, so with the `parallel` feature [`Inflated`] lists them up front and the pool's
+//! other threads decode them ([`Inflated::work`]) while the conversion runs; the conversion takes
+//! each array when it reaches it: decoded already, being decoded (it decodes the next pending
+//! array meanwhile, and waits only when there is none), or not started (it decodes it itself).
+//! Floats come out as `f32`, integers in their own width, and the conversion moves them instead
+//! of copying.
 //!
-//! The price is memory: the inflated arrays live until the import ends (as much as the file
-//! would take uncompressed), instead of one at a time.
+//! Helpers inflate with zune-inflate (faster than miniz_oxide on these arrays), capped at the
+//! declared size and checked (exact length, Adler-32). Anything that fails there, and every
+//! array without the feature, goes through `kiln_fbx`'s own decoder (miniz_oxide), which
+//! reports the error as a sequential import would: errors and warnings do not depend on the
+//! feature.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -51,6 +51,14 @@
 //! not imported (a warning says so where the file has them). Curve tangents are not
 //! evaluated (Assimp lerps between keys). No file-system access: bytes in, scene out.
 //!
+//! # Threads
+//! With the `parallel` feature (default) an import runs on rayon's global pool: compressed
+//! arrays are inflated by the pool's other threads while the conversion runs ([`arrays`]), and
+//! mesh attributes, skin weights, layer elements and animation keys are built in parallel.
+//! The scene, its warnings and its errors are the same without the feature (for wasm32, or an
+//! embedder that wants the calling thread only). Called from inside a rayon pool, the import
+//! uses that pool.
+//!
 //! # Errors and warnings
 //! A file that is not FBX, or has no `Objects` or `Connections`, is an [`ImportError`].
 //! Everything else that is wrong inside (dangling connections, missing ids, cycles in the

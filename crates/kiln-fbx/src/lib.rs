@@ -77,6 +77,10 @@
 //!   writer needs a deflater, which only miniz_oxide has, so one dependency serves both
 //!   directions; and it is the inflater of `flate2`, the most used and fuzzed in Rust. The
 //!   choice is local to `inflate.rs`. Both, like `nom` and `memchr`, are `no_std` + `alloc`.
+//!   An array read as floats of another width (f64 stored, f32 wanted) is converted as it
+//!   inflates, through a 64 KiB ring buffer, with no full-size temporary. (`kiln-fbx-scene`'s
+//!   parallel import runs zune-inflate on helper threads as a fast path, and falls back to
+//!   this decoder for anything it does not accept, so errors are still reported from here.)
 //! - ASCII values are typed the way binary files type them (see [`Value`]); ASCII array text is
 //!   classified and its element count checked against `*N` when parsed, and parsed into numbers
 //!   only on request, like a compressed binary array.
