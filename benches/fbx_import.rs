@@ -11,32 +11,13 @@
 //! `cargo bench --bench fbx_import`; results in docs/performance.md.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use kiln::fbx::fixtures::{TubeSpec, skinned_tube};
 use std::hint::black_box;
-
-fn file(compress: bool) -> Vec<u8> {
-    let scene = skinned_tube(TubeSpec {
-        rings: 501,
-        segments: 500,
-        bones: 100,
-        frames: 300,
-        per_corner: false,
-    });
-    kiln::fbx::write_fbx(
-        &scene,
-        &kiln::fbx::WriteOptions {
-            compress,
-            ..kiln::fbx::WriteOptions::default()
-        },
-    )
-    .unwrap()
-}
 
 fn import(c: &mut Criterion) {
     let mut g = c.benchmark_group("fbx_import");
     g.sample_size(10);
     for compress in [true, false] {
-        let bytes = file(compress);
+        let bytes = kiln::fbx::fixtures::benchmark_fbx(compress);
         let label = if compress { "zlib" } else { "plain" };
         // Sanity: both read the whole file.
         let ours = kiln::fbx::import(&bytes).unwrap();

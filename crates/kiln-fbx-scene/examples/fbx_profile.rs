@@ -5,28 +5,11 @@
 
 use std::time::Instant;
 
-use kiln_fbx_scene::fixtures::{TubeSpec, skinned_tube};
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let compress = args.iter().any(|a| a == "zlib");
     let runs: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(15);
-    let scene = skinned_tube(TubeSpec {
-        rings: 501,
-        segments: 500,
-        bones: 100,
-        frames: 300,
-        per_corner: false,
-    });
-    let bytes = kiln_fbx_scene::write_fbx(
-        &scene,
-        &kiln_fbx_scene::WriteOptions {
-            compress,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    drop(scene);
+    let bytes = kiln_fbx_scene::fixtures::benchmark_fbx(compress);
     let mut best = f64::MAX;
     for _ in 0..runs {
         let t = Instant::now();

@@ -7,28 +7,11 @@
 
 use std::time::Instant;
 
-use kiln_fbx_scene::fixtures::{TubeSpec, skinned_tube};
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let compress = args.iter().any(|a| a == "zlib");
     let rounds: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(30);
-    let scene = skinned_tube(TubeSpec {
-        rings: 501,
-        segments: 500,
-        bones: 100,
-        frames: 300,
-        per_corner: false,
-    });
-    let bytes = kiln_fbx_scene::write_fbx(
-        &scene,
-        &kiln_fbx_scene::WriteOptions {
-            compress,
-            ..Default::default()
-        },
-    )
-    .expect("the fixture writes");
-    drop(scene);
+    let bytes = kiln_fbx_scene::fixtures::benchmark_fbx(compress);
     let (mut kiln, mut ufbx) = (Vec::new(), Vec::new());
     for round in 0..=rounds {
         let t = Instant::now();

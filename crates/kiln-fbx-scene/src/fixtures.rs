@@ -6,6 +6,29 @@ use kiln_scene::{
     TextureRef, UvChannel, Vec3, VectorKey, VertexWeight,
 };
 
+/// The shape of the import benchmark's file: 250,000 quads on 251,001 control points, skinned
+/// to 100 bones, animated over 300 frames.
+pub const BENCHMARK_TUBE: TubeSpec = TubeSpec {
+    rings: 501,
+    segments: 500,
+    bones: 100,
+    frames: 300,
+    per_corner: false,
+};
+
+/// The import benchmark's file (about 32 MB plain, 7.8 MB with the arrays zlib-compressed as
+/// the FBX SDK writes them), shared by `benches/fbx_import.rs` and the profiling examples.
+pub fn benchmark_fbx(compress: bool) -> Vec<u8> {
+    crate::write_fbx(
+        &skinned_tube(BENCHMARK_TUBE),
+        &crate::WriteOptions {
+            compress,
+            ..crate::WriteOptions::default()
+        },
+    )
+    .expect("the generated scene is valid")
+}
+
 /// Shape of [`skinned_tube`].
 #[derive(Clone, Copy, Debug)]
 pub struct TubeSpec {
