@@ -265,17 +265,15 @@ fn read_curve(conv: &mut Converter<'_, '_, '_>, id: u64) -> Option<Curve> {
         ));
         return None;
     };
-    let fast = conv.g.arrays.i64s(&t);
-    let times = match fast.map_or_else(|| t.i64_values().map(|v| v.into_owned()), Ok) {
+    let times = match conv.g.arrays.i64s(&t) {
         Ok(t) => t,
         Err(e) => {
             conv.warn(format!("{d}: KeyTime unreadable ({e}); curve ignored"));
             return None;
         }
     };
-    let fast = conv.g.arrays.f32s(&v);
-    let values = match fast.map_or_else(|| v.f32_values().map(|v| v.into_owned()), Ok) {
-        Ok(v) => v,
+    let values = match conv.g.arrays.floats_or_decode(&v) {
+        Ok(v) => v.into_vec(),
         Err(e) => {
             conv.warn(format!(
                 "{d}: KeyValueFloat unreadable ({e}); curve ignored"

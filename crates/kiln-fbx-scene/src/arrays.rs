@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use kiln_fbx::{Array, ArrayEncoding, ArrayType, Document, Node, Value};
+use kiln_fbx::{Array, ArrayEncoding, ArrayType, Document, LeIter, LeSlice, Node, Value};
 
 /// The array nodes the importer reads in bulk (geometry layers, clusters, curves, lines).
 const BULK: &[&str] = &[
@@ -99,10 +99,10 @@ fn key(a: &Array<'_>) -> Option<usize> {
     }
 }
 
-/// A node's integers: little-endian `i32`s in the input, or decoded.
+/// A node's integers: a plain array read where it lies in the input, or decoded.
 #[derive(Clone, Debug)]
 pub enum Ints<'x> {
-    Le(&'x [u8]),
+    Le(LeSlice<'x, i32>),
     Owned(Vec<i32>),
 }
 
@@ -114,7 +114,7 @@ impl Default for Ints<'_> {
 
 /// Iterator over [`Ints`].
 pub enum IntsIter<'s> {
-    Le(core::slice::ChunksExact<'s, u8>),
+    Le(LeIter<'s, i32>),
     Slice(core::slice::Iter<'s, i32>),
 }
 
@@ -124,9 +124,7 @@ impl Iterator for IntsIter<'_> {
     #[inline]
     fn next(&mut self) -> Option<i32> {
         match self {
-            IntsIter::Le(c) => c
-                .next()
-                .map(|b| i32::from_le_bytes(b.try_into().unwrap_or([0; 4]))),
+            IntsIter::Le(c) => c.next(),
             IntsIter::Slice(s) => s.next().copied(),
         }
     }
@@ -146,9 +144,7 @@ impl Ints<'_> {
     #[inline]
     pub fn get(&self, i: usize) -> Option<i32> {
         match self {
-            Ints::Le(b) => b
-                .get(span(i, 4)?)
-                .map(|b| i32::from_le_bytes(b.try_into().unwrap_or([0; 4]))),
+            Ints::Le(s) => s.get(i),
             Ints::Owned(v) => v.get(i).copied(),
         }
     }
@@ -156,7 +152,7 @@ impl Ints<'_> {
     /// The values in order.
     pub fn iter(&self) -> IntsIter<'_> {
         match self {
-            Ints::Le(b) => IntsIter::Le(b.chunks_exact(4)),
+            Ints::Le(s) => IntsIter::Le(s.iter()),
             Ints::Owned(v) => IntsIter::Slice(v.iter()),
         }
     }
@@ -167,43 +163,25 @@ impl Ints<'_> {
 
     pub fn len(&self) -> usize {
         match self {
-            Ints::Le(b) => b.len() / 4,
+            Ints::Le(s) => s.len(),
             Ints::Owned(v) => v.len(),
-        }
-    }
-
-    /// The first `take` values through `f`, stopping at the first error.
-    pub fn map_collect<O, E>(
-        &self,
-        take: usize,
-        f: impl FnMut(i32) -> Result<O, E>,
-    ) -> Result<Vec<O>, E> {
-        match self {
-            Ints::Le(b) => le_i32(b).take(take).map(f).collect(),
-            Ints::Owned(v) => v.iter().copied().take(take).map(f).collect(),
-        }
-    }
-
-    pub fn into_vec(self) -> Vec<i32> {
-        match self {
-            Ints::Le(b) => le_i32(b).collect(),
-            Ints::Owned(v) => v,
         }
     }
 }
 
-/// A node's floats: little-endian `f64`s or `f32`s in the input, or decoded to `f32`.
+/// A node's floats: a plain `f64` or `f32` array read where it lies in the input, or decoded
+/// to `f32`.
 #[derive(Clone, Debug)]
 pub enum Floats<'x> {
-    Le64(&'x [u8]),
-    Le32(&'x [u8]),
+    Le64(LeSlice<'x, f64>),
+    Le32(LeSlice<'x, f32>),
     Owned(Vec<f32>),
 }
 
 /// Iterator over [`Floats`] (as `f32`).
 pub enum FloatsIter<'s> {
-    Le64(core::slice::ChunksExact<'s, u8>),
-    Le32(core::slice::ChunksExact<'s, u8>),
+    Le64(LeIter<'s, f64>),
+    Le32(LeIter<'s, f32>),
     Slice(core::slice::Iter<'s, f32>),
 }
 
@@ -213,12 +191,8 @@ impl Iterator for FloatsIter<'_> {
     #[inline]
     fn next(&mut self) -> Option<f32> {
         match self {
-            FloatsIter::Le64(c) => c
-                .next()
-                .map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f32),
-            FloatsIter::Le32(c) => c
-                .next()
-                .map(|b| f32::from_le_bytes(b.try_into().unwrap_or([0; 4]))),
+            FloatsIter::Le64(c) => c.next().map(|x| x as f32),
+            FloatsIter::Le32(c) => c.next(),
             FloatsIter::Slice(s) => s.next().copied(),
         }
     }
@@ -228,23 +202,9 @@ impl Floats<'_> {
     /// The values in order (as `f32`).
     pub fn iter(&self) -> FloatsIter<'_> {
         match self {
-            Floats::Le64(b) => FloatsIter::Le64(b.chunks_exact(8)),
-            Floats::Le32(b) => FloatsIter::Le32(b.chunks_exact(4)),
+            Floats::Le64(s) => FloatsIter::Le64(s.iter()),
+            Floats::Le32(s) => FloatsIter::Le32(s.iter()),
             Floats::Owned(v) => FloatsIter::Slice(v.iter()),
-        }
-    }
-
-    /// Value `i` (as `f32`).
-    #[inline]
-    pub fn get(&self, i: usize) -> Option<f32> {
-        match self {
-            Floats::Le64(b) => b
-                .get(span(i, 8)?)
-                .map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f32),
-            Floats::Le32(b) => b
-                .get(span(i, 4)?)
-                .map(|b| f32::from_le_bytes(b.try_into().unwrap_or([0; 4]))),
-            Floats::Owned(v) => v.get(i).copied(),
         }
     }
 
@@ -254,8 +214,8 @@ impl Floats<'_> {
 
     pub fn len(&self) -> usize {
         match self {
-            Floats::Le64(b) => b.len() / 8,
-            Floats::Le32(b) => b.len() / 4,
+            Floats::Le64(s) => s.len(),
+            Floats::Le32(s) => s.len(),
             Floats::Owned(v) => v.len(),
         }
     }
@@ -264,8 +224,8 @@ impl Floats<'_> {
     /// divides is reinterpreted in place.
     pub fn groups<const N: usize>(self) -> Vec<[f32; N]> {
         match self {
-            Floats::Le64(b) => le_groups::<N, 8>(b),
-            Floats::Le32(b) => le_groups::<N, 4>(b),
+            Floats::Le64(s) => le_groups::<N, 8>(s.bytes()),
+            Floats::Le32(s) => le_groups::<N, 4>(s.bytes()),
             Floats::Owned(v) => match bytemuck::allocation::try_cast_vec::<f32, [f32; N]>(v) {
                 Ok(g) => g,
                 Err((_, v)) => v
@@ -279,7 +239,7 @@ impl Floats<'_> {
     pub fn into_vec(self) -> Vec<f32> {
         match self {
             Floats::Owned(v) => v,
-            other => other.groups::<1>().into_iter().map(|[x]| x).collect(),
+            other => other.iter().collect(),
         }
     }
 }
@@ -338,22 +298,10 @@ fn decode_zune(a: &Array<'_>) -> Option<Bulk> {
         return None;
     }
     Some(match a.ty() {
-        ArrayType::F64 => Bulk::F32(
-            raw.chunks_exact(8)
-                .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f32)
-                .collect(),
-        ),
-        ArrayType::F32 => Bulk::F32(
-            raw.chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-                .collect(),
-        ),
-        ArrayType::I32 => Bulk::I32(le_i32(&raw).collect()),
-        ArrayType::I64 => Bulk::I64(
-            raw.chunks_exact(8)
-                .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-                .collect(),
-        ),
+        ArrayType::F64 => Bulk::F32(LeSlice::<f64>::new(&raw).iter().map(|x| x as f32).collect()),
+        ArrayType::F32 => Bulk::F32(LeSlice::<f32>::new(&raw).to_vec()),
+        ArrayType::I32 => Bulk::I32(LeSlice::<i32>::new(&raw).to_vec()),
+        ArrayType::I64 => Bulk::I64(LeSlice::<i64>::new(&raw).to_vec()),
         _ => return None,
     })
 }
@@ -364,7 +312,7 @@ impl<'a> Inflated<'a> {
         if !cfg!(feature = "parallel") {
             return Inflated::default();
         }
-        let mut found: Vec<(u8, Array<'a>)> = doc
+        let found: Vec<(u8, Array<'a>)> = doc
             .nodes()
             .filter_map(|n| {
                 let rank = match n.name() {
@@ -382,7 +330,6 @@ impl<'a> Inflated<'a> {
         let arrays: Vec<Array<'a>> = found.iter().map(|(_, a)| *a).collect();
         let mut order: Vec<usize> = (0..found.len()).collect();
         order.sort_by_key(|&i| (found[i].0, if found[i].0 == 2 { usize::MAX - i } else { i }));
-        found.clear();
         let by_key = arrays
             .iter()
             .enumerate()
@@ -471,75 +418,57 @@ impl<'a> Inflated<'a> {
         }
     }
 
-    /// `node`'s `i32` array, from the input (plain) or decoded up front; `None` for anything
-    /// that needs the general decoder (which then reports any error).
+    /// `node`'s `i32` array, read in place (plain) or decoded by a helper; `None` for
+    /// anything that needs the general decoder (which then reports any error).
     pub fn ints<'x>(&self, node: &Node<'_, 'x>) -> Option<Ints<'x>> {
         let a = array_of(node)?;
-        match (a.encoding(), a.ty()) {
-            (ArrayEncoding::Plain(b), ArrayType::I32) => Some(Ints::Le(b)),
-            (ArrayEncoding::Zlib(_), _) => match self.take(node)? {
-                Bulk::I32(v) => Some(Ints::Owned(v)),
-                _ => None,
-            },
+        if let Some(s) = a.le_slice::<i32>() {
+            return Some(Ints::Le(s));
+        }
+        match self.take(node)? {
+            Bulk::I32(v) => Some(Ints::Owned(v)),
             _ => None,
         }
     }
 
-    /// `node`'s `f64` or `f32` array as `f32`, from the input (plain) or decoded up front;
+    /// `node`'s `f64` or `f32` array as `f32`, read in place (plain) or decoded by a helper;
     /// `None` for anything that needs the general decoder.
     pub fn floats<'x>(&self, node: &Node<'_, 'x>) -> Option<Floats<'x>> {
         let a = array_of(node)?;
-        match (a.encoding(), a.ty()) {
-            (ArrayEncoding::Plain(b), ArrayType::F64) => Some(Floats::Le64(b)),
-            (ArrayEncoding::Plain(b), ArrayType::F32) => Some(Floats::Le32(b)),
-            (ArrayEncoding::Zlib(_), _) => match self.take(node)? {
-                Bulk::F32(v) => Some(Floats::Owned(v)),
-                _ => None,
-            },
+        if let Some(s) = a.le_slice::<f64>() {
+            return Some(Floats::Le64(s));
+        }
+        if let Some(s) = a.le_slice::<f32>() {
+            return Some(Floats::Le32(s));
+        }
+        match self.take(node)? {
+            Bulk::F32(v) => Some(Floats::Owned(v)),
             _ => None,
         }
     }
 
-    /// `node`'s numbers as `i32` (`i32` arrays only; `None`: use the general decoder).
-    pub fn i32s(&self, node: &Node<'_, '_>) -> Option<Vec<i32>> {
-        Some(self.ints(node)?.into_vec())
-    }
-
-    /// `node`'s numbers as `f32` (`f32` and `f64` arrays; `None`: use the general decoder).
-    pub fn f32s(&self, node: &Node<'_, '_>) -> Option<Vec<f32>> {
-        Some(self.floats(node)?.into_vec())
-    }
-
-    /// `node`'s numbers as `i64` (`i64` and `i32` arrays; `None`: use the general decoder).
-    pub fn i64s(&self, node: &Node<'_, '_>) -> Option<Vec<i64>> {
-        let a = array_of(node)?;
-        match (a.encoding(), a.ty()) {
-            (ArrayEncoding::Plain(b), ArrayType::I64) => Some(
-                b.chunks_exact(8)
-                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-                    .collect(),
-            ),
-            (ArrayEncoding::Plain(b), ArrayType::I32) => Some(le_i32(b).map(i64::from).collect()),
-            (ArrayEncoding::Zlib(_), _) => match self.take(node)? {
-                Bulk::I64(v) => Some(v),
-                Bulk::I32(v) => Some(v.into_iter().map(i64::from).collect()),
-                Bulk::F32(_) => None,
-            },
-            _ => None,
+    /// [`Inflated::ints`], else `kiln_fbx`'s decoder (`i32_values`), which reports errors.
+    pub fn ints_or_decode<'x>(&self, node: &Node<'_, 'x>) -> Result<Ints<'x>, kiln_fbx::Error> {
+        match self.ints(node) {
+            Some(i) => Ok(i),
+            None => Ok(Ints::Owned(node.i32_values()?.into_owned())),
         }
     }
-}
 
-/// The byte range of element `i` of width `w`.
-#[inline]
-fn span(i: usize, w: usize) -> Option<core::ops::Range<usize>> {
-    let start = i.checked_mul(w)?;
-    Some(start..start.checked_add(w)?)
-}
+    /// [`Inflated::floats`], else `kiln_fbx`'s decoder (`f32_values`), which reports errors.
+    pub fn floats_or_decode<'x>(&self, node: &Node<'_, 'x>) -> Result<Floats<'x>, kiln_fbx::Error> {
+        match self.floats(node) {
+            Some(f) => Ok(f),
+            None => Ok(Floats::Owned(node.f32_values()?.into_owned())),
+        }
+    }
 
-/// Little-endian `i32`s.
-pub fn le_i32(bytes: &[u8]) -> impl ExactSizeIterator<Item = i32> + '_ {
-    bytes
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+    /// `node`'s numbers as `i64`: decoded by a helper, else `kiln_fbx`'s decoder.
+    pub fn i64s(&self, node: &Node<'_, '_>) -> Result<Vec<i64>, kiln_fbx::Error> {
+        match self.take(node) {
+            Some(Bulk::I64(v)) => Ok(v),
+            Some(Bulk::I32(v)) => Ok(v.into_iter().map(i64::from).collect()),
+            _ => Ok(node.i64_values()?.into_owned()),
+        }
+    }
 }

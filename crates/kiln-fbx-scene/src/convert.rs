@@ -786,25 +786,19 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
         let (ix, wx) = (n.child("Indexes"), n.child("Weights"));
         let (indices, weights) = match (ix, wx) {
             (Some(i), Some(w)) => {
-                let i = match g.arrays.ints(&i) {
-                    Some(v) => v,
-                    None => match i.i32_values() {
-                        Ok(v) => Ints::Owned(v.into_owned()),
-                        Err(e) => {
-                            self.warn(format!("{d}: Indexes unreadable ({e}); cluster ignored"));
-                            return None;
-                        }
-                    },
+                let i = match g.arrays.ints_or_decode(&i) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.warn(format!("{d}: Indexes unreadable ({e}); cluster ignored"));
+                        return None;
+                    }
                 };
-                let w = match g.arrays.floats(&w) {
-                    Some(v) => v,
-                    None => match w.f32_values() {
-                        Ok(v) => Floats::Owned(v.into_owned()),
-                        Err(e) => {
-                            self.warn(format!("{d}: Weights unreadable ({e}); cluster ignored"));
-                            return None;
-                        }
-                    },
+                let w = match g.arrays.floats_or_decode(&w) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.warn(format!("{d}: Weights unreadable ({e}); cluster ignored"));
+                        return None;
+                    }
                 };
                 (i, w)
             }

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use kiln_fbx::Node;
 
-use crate::arrays::{Floats, Inflated, Ints, le_i32};
+use crate::arrays::{Floats, Inflated, Ints};
 use crate::par;
 
 /// A layer's values and how each polygon corner finds its own.
@@ -72,7 +72,7 @@ impl CornerPoints<'_> {
     /// the loop).
     pub fn map_collect<O>(&self, mut f: impl FnMut(u32) -> O) -> Vec<O> {
         match &self.0 {
-            Ints::Le(b) => le_i32(b).map(|x| f(point_of(x))).collect(),
+            Ints::Le(s) => s.iter().map(|x| f(point_of(x))).collect(),
             Ints::Owned(v) => v.iter().map(|&x| f(point_of(x))).collect(),
         }
     }
@@ -80,7 +80,7 @@ impl CornerPoints<'_> {
     /// Calls `f` with each corner's index and control point, in order.
     pub fn for_each(&self, mut f: impl FnMut(usize, u32)) {
         match &self.0 {
-            Ints::Le(b) => le_i32(b).enumerate().for_each(|(c, x)| f(c, point_of(x))),
+            Ints::Le(s) => s.iter().enumerate().for_each(|(c, x)| f(c, point_of(x))),
             Ints::Owned(v) => v.iter().enumerate().for_each(|(c, &x)| f(c, point_of(x))),
         }
     }
@@ -567,16 +567,17 @@ impl<'a> MeshGeometry<'a> {
             return Ok(Layer::None);
         };
         let data: Vec<[f32; N]> = chunks(&data_node, arrays, warnings, ctx)?;
+        let out_of_range = |i: i32, len: usize| {
+            GeometryError(format!(
+                "{ctx}: {index_name} {i} out of range ({len} values)"
+            ))
+        };
         let check = |i: i32, len: usize| -> Result<u32, GeometryError> {
             usize::try_from(i)
                 .ok()
                 .filter(|&i| i < len)
                 .map(|i| i as u32)
-                .ok_or_else(|| {
-                    GeometryError(format!(
-                        "{ctx}: {index_name} {i} out of range ({len} values)"
-                    ))
-                })
+                .ok_or_else(|| out_of_range(i, len))
         };
         match (mapping, direct, index) {
             ("ByVertice", true, _) => {
@@ -651,9 +652,7 @@ impl<'a> MeshGeometry<'a> {
                     .take(corners)
                     .find(|&i| i != -1 && (i < 0 || i as usize >= len))
                 {
-                    return Err(check(bad, len).err().unwrap_or_else(|| {
-                        GeometryError(format!("{ctx}: {index_name} {bad} out of range"))
-                    }));
+                    return Err(out_of_range(bad, len));
                 }
                 Ok(Layer::Indexed {
                     values: data,

@@ -110,5 +110,5 @@ pub use document::{
 };
 pub use error::{Error, ErrorKind, Location};
 pub use owned::{OwnedNode, OwnedValue};
-pub use value::{Array, ArrayEncoding, ArrayType, Element, LeSlice, Raw, Value};
+pub use value::{Array, ArrayEncoding, ArrayType, Element, LeIter, LeSlice, Raw, Value};
 pub use write::{Compression, WriteOptions, write_binary};

@@ -260,8 +260,32 @@ pub struct LeSlice<'a, T> {
     _t: PhantomData<T>,
 }
 
+/// Iterator over a [`LeSlice`]'s elements.
+#[derive(Clone, Debug)]
+pub struct LeIter<'a, T> {
+    chunks: core::slice::ChunksExact<'a, u8>,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> Iterator for LeIter<'_, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        self.chunks.next().map(T::from_le)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.chunks.size_hint()
+    }
+}
+
+impl<T: Element> ExactSizeIterator for LeIter<'_, T> {}
+
 impl<'a, T: Element> LeSlice<'a, T> {
-    fn new(bytes: &'a [u8]) -> Self {
+    /// A view of `bytes` as little-endian `T`s (a trailing partial element is ignored): for
+    /// element bytes that come from elsewhere than a parsed array, such as an inflater.
+    pub fn new(bytes: &'a [u8]) -> Self {
         LeSlice {
             bytes,
             _t: PhantomData,
@@ -288,10 +312,11 @@ impl<'a, T: Element> LeSlice<'a, T> {
     }
 
     /// The elements in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + 'a {
-        self.bytes
-            .chunks_exact(core::mem::size_of::<T>())
-            .map(T::from_le)
+    pub fn iter(&self) -> LeIter<'a, T> {
+        LeIter {
+            chunks: self.bytes.chunks_exact(core::mem::size_of::<T>()),
+            _t: PhantomData,
+        }
     }
 
     /// The borrowed little-endian bytes.
@@ -304,7 +329,8 @@ impl<'a, T: Element> LeSlice<'a, T> {
         #[cfg(target_endian = "little")]
         {
             let mut out = vec![T::zeroed(); self.len()];
-            bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(self.bytes);
+            let whole = out.len() * core::mem::size_of::<T>();
+            bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(&self.bytes[..whole]);
             out
         }
         #[cfg(not(target_endian = "little"))]
