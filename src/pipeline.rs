@@ -292,12 +292,24 @@ pub struct Converted {
 }
 
 /// Converts one model file into `out_dir` (created when missing): import, process, extract,
-/// write `NAME.mesh`, `NAME.xml` and textures.
+/// write `NAME.mesh`, `NAME.xml` and textures ([`prepare_file`], then [`Prepared::write`]).
 pub fn convert_file(
     path: &Path,
     out_dir: &Path,
     options: &ConvertOptions,
 ) -> Result<Converted, ConvertError> {
+    prepare_file(path, options)?.write(out_dir)
+}
+
+/// A model file converted in memory, not written yet: its warnings can be looked at first
+/// (`kiln convert --strict` writes nothing, and so replaces nothing, when there are any).
+pub struct Prepared {
+    start: Instant,
+    conversion: Conversion,
+}
+
+/// Imports, processes and extracts one model file and encodes its outputs, writing nothing.
+pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared, ConvertError> {
     let start = Instant::now();
     let mut scene = import_file(path)?;
     process_for_engine(&mut scene, options).map_err(|e| err(path, e))?;
@@ -317,27 +329,42 @@ pub fn convert_file(
             .warnings
             .push("no triangles: the .mesh holds the skeleton only".into());
     }
-    fs::create_dir_all(out_dir).map_err(|e| err(out_dir, format!("cannot create folder: {e}")))?;
-    let mut written = Vec::new();
-    for o in &conversion.outputs {
-        let target = out_dir.join(&o.name);
-        write_atomically(&target, &o.bytes)
-            .map_err(|e| err(&target, format!("cannot write: {e}")))?;
-        written.push(target);
+    Ok(Prepared { start, conversion })
+}
+
+impl Prepared {
+    /// The importer's, the processing's and the extraction's warnings.
+    pub fn warnings(&self) -> &[String] {
+        &self.conversion.warnings
     }
-    let model = &conversion.extracted.model;
-    let summary = Summary {
-        bones: model.bones.len(),
-        parts: model.meshes.len(),
-        vertices: model.meshes.iter().map(|m| m.vertices.len()).sum(),
-        triangles: model.meshes.iter().map(|m| m.indices.len() / 3).sum(),
-        materials: conversion.extracted.materials.len(),
-        clips: conversion.clips.len(),
-        milliseconds: start.elapsed().as_secs_f64() * 1e3,
-    };
-    Ok(Converted {
-        summary,
-        written,
-        warnings: conversion.warnings,
-    })
+
+    /// Writes the outputs into `out_dir` (created when missing), each through a temporary
+    /// name and a rename.
+    pub fn write(self, out_dir: &Path) -> Result<Converted, ConvertError> {
+        let Prepared { start, conversion } = self;
+        fs::create_dir_all(out_dir)
+            .map_err(|e| err(out_dir, format!("cannot create folder: {e}")))?;
+        let mut written = Vec::new();
+        for o in &conversion.outputs {
+            let target = out_dir.join(&o.name);
+            write_atomically(&target, &o.bytes)
+                .map_err(|e| err(&target, format!("cannot write: {e}")))?;
+            written.push(target);
+        }
+        let model = &conversion.extracted.model;
+        let summary = Summary {
+            bones: model.bones.len(),
+            parts: model.meshes.len(),
+            vertices: model.meshes.iter().map(|m| m.vertices.len()).sum(),
+            triangles: model.meshes.iter().map(|m| m.indices.len() / 3).sum(),
+            materials: conversion.extracted.materials.len(),
+            clips: conversion.clips.len(),
+            milliseconds: start.elapsed().as_secs_f64() * 1e3,
+        };
+        Ok(Converted {
+            summary,
+            written,
+            warnings: conversion.warnings,
+        })
+    }
 }

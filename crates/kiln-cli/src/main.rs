@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use kiln::pipeline::{ConvertOptions, Layout, convert_file, write_atomically};
+use kiln::pipeline::{ConvertOptions, Layout, prepare_file, write_atomically};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -253,25 +253,29 @@ fn main() -> ExitCode {
 fn convert_all(files: &[PathBuf], out: &Path, options: &ConvertOptions, strict: bool) -> ExitCode {
     let mut failed = 0usize;
     for path in files {
-        match convert_file(path, out, options) {
-            Ok(done) => {
-                for w in &done.warnings {
-                    eprintln!("kiln: warning: {}: {w}", path.display());
-                }
-                if strict && !done.warnings.is_empty() {
-                    for p in &done.written {
-                        let _ = std::fs::remove_file(p);
-                    }
-                    eprintln!(
-                        "kiln: error: {}: {} warning(s) and --strict given; nothing written",
-                        path.display(),
-                        done.warnings.len()
-                    );
-                    failed += 1;
-                    continue;
-                }
-                println!("{}: {}", path.display(), done.summary);
+        let prepared = match prepare_file(path, options) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("kiln: error: {e}");
+                failed += 1;
+                continue;
             }
+        };
+        for w in prepared.warnings() {
+            eprintln!("kiln: warning: {}: {w}", path.display());
+        }
+        if strict && !prepared.warnings().is_empty() {
+            // Checked before writing, so an earlier output of the same name stays as it was.
+            eprintln!(
+                "kiln: error: {}: {} warning(s) and --strict given; nothing written",
+                path.display(),
+                prepared.warnings().len()
+            );
+            failed += 1;
+            continue;
+        }
+        match prepared.write(out) {
+            Ok(done) => println!("{}: {}", path.display(), done.summary),
             Err(e) => {
                 eprintln!("kiln: error: {e}");
                 failed += 1;

@@ -144,6 +144,13 @@ fn missing_material_library_warns_and_strict_makes_it_an_error() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("kiln: error: m.obj"), "{}", stderr(&o));
     assert!(listing(&t.path().join("strict")).is_empty());
+    // Into the folder of the first run: --strict refuses before writing, so the earlier
+    // output is neither replaced nor deleted.
+    let before = std::fs::read(t.path().join("out/m.mesh")).unwrap();
+    let o = kiln(&["convert", "m.obj", "-o", "out", "--strict"], t.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(listing(&t.path().join("out")), ["m.mesh", "m.xml"]);
+    assert_eq!(std::fs::read(t.path().join("out/m.mesh")).unwrap(), before);
 }
 
 #[test]
