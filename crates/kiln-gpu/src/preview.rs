@@ -206,7 +206,8 @@ fn prepare(
                     f.clip, bake.layers
                 ))
             })?;
-            if !f.time.is_finite() || f.time < 0.0 || f.time > (frames - 1) as f32 {
+            // A hand-built bake may claim a clip of no frames: refused, not underflowed.
+            if frames == 0 || !f.time.is_finite() || f.time < 0.0 || f.time > (frames - 1) as f32 {
                 return Err(GpuError::OutOfRange(format!(
                     "frame {} of clip {} ('{}'), which has {frames} frames",
                     f.time,

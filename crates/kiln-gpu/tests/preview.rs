@@ -150,3 +150,19 @@ fn sheets_past_the_texture_limit_are_refused() {
     .unwrap_err();
     assert_eq!(e.to_string(), "clip 5: the model has 2 clips");
 }
+
+#[test]
+fn a_bake_claiming_a_clip_of_no_frames_is_an_error_not_an_underflow() {
+    let f = tube(&TubeOptions::default());
+    let mut baked = f.bake().unwrap();
+    baked.bake.frame_counts[0] = 0;
+    let materials: Vec<PreviewMaterial> = Vec::new();
+    let scene = PreviewScene {
+        model: &f.model,
+        materials: &materials,
+        bake: &baked.bake,
+    };
+    let rows = vec![vec![PreviewFrame { clip: 0, time: 0.0 }]];
+    let e = render_cpu(&scene, &rows, &PreviewOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("which has 0 frames"), "{e}");
+}

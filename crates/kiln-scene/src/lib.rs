@@ -416,12 +416,17 @@ impl Scene {
         if self.nodes.is_empty() {
             return order;
         }
+        // The fields are public, so the graph may not be the tree `validate` accepts: ids
+        // past the arena are skipped and a node is visited once, so a cycle cannot loop.
+        let mut seen = alloc::vec![false; self.nodes.len()];
         let mut stack = alloc::vec![0usize];
         while let Some(id) = stack.pop() {
-            order.push(id);
-            if let Some(node) = self.nodes.get(id) {
-                stack.extend(node.children.iter().rev().copied());
+            match seen.get_mut(id) {
+                Some(s) if !*s => *s = true,
+                _ => continue,
             }
+            order.push(id);
+            stack.extend(self.nodes[id].children.iter().rev().copied());
         }
         order
     }
@@ -575,6 +580,15 @@ mod tests {
             .map(|&i| s.nodes[i].name.as_str())
             .collect();
         assert_eq!(names, ["root", "a", "c", "b"]);
+    }
+
+    #[test]
+    fn depth_first_ends_on_a_cycle_and_skips_ids_past_the_arena() {
+        let mut s = tree();
+        let a = s.nodes.iter().position(|n| n.name == "a").unwrap();
+        s.nodes[a].children.push(0); // a → root: a cycle
+        s.nodes[a].children.push(99); // no such node
+        assert_eq!(s.depth_first().len(), s.nodes.len());
     }
 
     #[test]
