@@ -69,23 +69,24 @@ pub fn write_dds(bake: &Bake) -> Vec<u8> {
     put(bake.layers);
     put(0); // alpha mode unknown
     debug_assert_eq!(out.len(), DDS_HEADER_SIZE);
-    for texel in &bake.texels {
+    push_texels(&mut out, &bake.texels);
+    out
+}
+
+/// Appends texels as little-endian `f32` RGBA.
+fn push_texels(out: &mut Vec<u8>, texels: &[[f32; 4]]) {
+    for texel in texels {
         for c in texel {
             out.extend_from_slice(&c.to_le_bytes());
         }
     }
-    out
 }
 
 /// The texels of a bake as raw little-endian `f32` RGBA, layer by layer and row by row: the DDS
 /// file without its header, for engines that create the texture themselves.
 pub fn raw_texels(bake: &Bake) -> Vec<u8> {
     let mut out = Vec::with_capacity(bake.texels.len() * 16);
-    for texel in &bake.texels {
-        for c in texel {
-            out.extend_from_slice(&c.to_le_bytes());
-        }
-    }
+    push_texels(&mut out, &bake.texels);
     out
 }
 

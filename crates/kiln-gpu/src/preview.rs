@@ -16,7 +16,7 @@
 use glam::{Mat4, Vec3, Vec4};
 use kiln_anim::Bake;
 use kiln_anim::sample::Wrap;
-use kiln_anim::skin::{check_vertices, palette, skin_vertices};
+use kiln_anim::skin::{check_vertices, palette, skin_positions, skin_vertices};
 use kiln_format::{MaterialData, Model, VERTEX_SIZE, Vertex};
 
 use crate::bones::{BoneTexture, GpuFrame, texture_entry, uniform_entry};
@@ -271,7 +271,7 @@ fn prepare(
     for (_, _, f) in &tiles {
         palette(bake, f.clip, f.time, Wrap::Clamp, &mut pal)
             .map_err(|e| GpuError::Input(e.to_string()))?;
-        skin_vertices(&pal, &vertices, &mut positions, &mut [], &mut [])
+        skin_positions(&pal, &vertices, &mut positions)
             .map_err(|e| GpuError::Input(e.to_string()))?;
         for p in &positions {
             let p = Vec3::from(*p);

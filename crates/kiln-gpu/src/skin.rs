@@ -413,10 +413,11 @@ impl SkinBatch {
             let bytes = gpu.read_buffer(&c.readback, "reading the skinned vertices back")?;
             let floats: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes);
             for (s, frame) in frames.iter_mut().enumerate() {
+                let per = OUT_FLOATS as usize;
                 let rows = floats
-                    .get(s * c.len * 9..(s + 1) * c.len * 9)
+                    .get(s * c.len * per..(s + 1) * c.len * per)
                     .unwrap_or_default();
-                for (v, x) in rows.chunks_exact(9).enumerate() {
+                for (v, x) in rows.chunks_exact(per).enumerate() {
                     let i = c.start + v;
                     frame.positions[i] = [x[0], x[1], x[2]];
                     frame.normals[i] = [x[3], x[4], x[5]];

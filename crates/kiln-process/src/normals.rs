@@ -39,10 +39,8 @@ fn gen_mesh_normals(mesh: &mut Mesh, winding_flipped: bool) {
     let mut normals = vec![Vec3::ZERO; mesh.positions.len()];
     let nan = Vec3::splat(f32::NAN);
     let p = &mesh.positions;
-    let mut start = 0usize;
-    for &n in &mesh.face_sizes {
-        let face = &mesh.indices[start..start + n as usize];
-        start += n as usize;
+    // `check_meshes` has made the face sizes add up to the index count.
+    for face in mesh.faces() {
         if face.len() < 3 {
             for &i in face {
                 normals[i as usize] = nan;

@@ -69,10 +69,8 @@ fn calc_mesh_tangents(mesh: &mut Mesh) -> Option<String> {
     let mut bitang = vec![Vec3::ZERO; nv];
     let mut done = vec![false; nv];
 
-    let mut start = 0usize;
-    for &n in &mesh.face_sizes {
-        let face = &mesh.indices[start..start + n as usize];
-        start += n as usize;
+    // `check_meshes` has made the face sizes add up to the index count.
+    for face in mesh.faces() {
         if face.len() < 3 {
             for &i in face {
                 done[i as usize] = true;

@@ -94,13 +94,11 @@ fn triangulate_mesh(mesh: &mut Mesh, scratch: &mut Scratch) {
     };
     let verts = &mesh.positions;
 
-    let mut start = 0usize;
-    for &n in &mesh.face_sizes {
-        let face = &mesh.indices[start..start + n as usize];
-        start += n as usize;
+    // `check_meshes` has made the face sizes add up to the index count.
+    for face in mesh.faces() {
         match face.len() {
             0..=3 => {
-                sizes.push(n);
+                sizes.push(face.len() as u32);
                 if let [a, b, c] = *face {
                     let mut t = [a, b, c];
                     enc.triangle(&mut t);

@@ -368,10 +368,8 @@ fn remove_seams(mesh: &Mesh, out: &mut [Vec3]) {
     const UPPER_LIMIT: f32 = 0.9;
     const LOWER_EPSILON: f32 = 10e-3;
     const UPPER_EPSILON: f32 = 1.0 - 10e-3;
-    let mut start = 0usize;
-    for &n in &mesh.face_sizes {
-        let face = &mesh.indices[start..start + n as usize];
-        start += n as usize;
+    // `check_meshes` has made the face sizes add up to the index count.
+    for face in mesh.faces() {
         if face.len() < 3 {
             continue;
         }
