@@ -63,8 +63,15 @@ fn minimized_fuzz_corpora_and_crash_inputs() {
 
 #[test]
 fn the_oracle_holds_on_the_seeds() {
+    // The oracle checks only what parses, so the seeds must parse (all but the one file whose
+    // NUL bytes were replaced, which Assimp rejects too), or this test would check nothing.
     for path in corpus() {
         let bytes = read(&path);
+        assert!(
+            kiln_fbx::Document::parse(&bytes).is_ok() || path.ends_with("FBX/transparentTest.fbx"),
+            "{} no longer parses",
+            path.display()
+        );
         if is_binary(&bytes) {
             check_binary(&bytes);
         } else {
@@ -87,6 +94,7 @@ fn the_oracle_holds_on_the_seeds() {
                 },
             )
             .unwrap();
+            assert!(kiln_fbx::Document::parse(&bytes).is_ok());
             check_binary(&bytes);
         }
     }

@@ -348,9 +348,24 @@ mod tests {
             &[[0., 0.]; 3],
             &[&[0, 1, 2]],
         );
+        let untouched = s.clone();
+        // No UVs.
         s.meshes[0].uv_channels.clear();
         calc_tangent_space(&mut s).unwrap();
         assert!(s.meshes[0].tangents.is_empty());
+        // No normals.
+        let mut s = untouched.clone();
+        s.meshes[0].normals.clear();
+        calc_tangent_space(&mut s).unwrap();
+        assert!(s.meshes[0].tangents.is_empty());
+        // Tangents already there: kept as they are, not recomputed.
+        let mut s = untouched;
+        let mine = vec![kiln_scene::Vec3::new(0.25, 0.5, 0.75); 3];
+        s.meshes[0].tangents = mine.clone();
+        s.meshes[0].bitangents = mine.clone();
+        calc_tangent_space(&mut s).unwrap();
+        assert_eq!(s.meshes[0].tangents, mine);
+        assert_eq!(s.meshes[0].bitangents, mine);
     }
 
     #[test]
