@@ -513,23 +513,30 @@ impl<'a, 'b> Parser<'a, 'b> {
                 size + i64::from(value)
             };
             let idx = if idx < 0 { INVALID } else { idx as u32 };
-            match slot {
-                0 => self.sv.push(idx),
-                1 => self.st.push(idx),
-                _ => self.sn.push(idx),
-            }
             // Assimp advances by the digits of the value (plus a minus sign); for a token
-            // without `+` or leading zeros that is what was read.
+            // without `+` or leading zeros that is what was read. Otherwise it lands inside
+            // the token and parses the same value again, once per step, until it reaches the
+            // digits: those repeats are counted, not parsed again (which was quadratic in the
+            // token's length).
             let canonical = match rest[i] {
                 b'1'..=b'9' => true,
                 b'-' => matches!(rest.get(i + 1), Some(b'1'..=b'9')),
                 _ => false,
             };
-            i += if canonical {
-                read
+            let (times, advance) = if canonical {
+                (1, read)
             } else {
-                assimp_index_step(value)
+                let step = assimp_index_step(value);
+                let repeats = restarts_with_same_value(&rest[i..], value, read, step);
+                (1 + repeats, (1 + repeats) * step)
             };
+            let list = match slot {
+                0 => &mut self.sv,
+                1 => &mut self.st,
+                _ => &mut self.sn,
+            };
+            list.extend(core::iter::repeat_n(idx, times));
+            i += advance;
         }
 
         if self.sv.is_empty() {
@@ -693,6 +700,28 @@ fn fallback_mtl_name(file: &str) -> String {
     let cut = file.len().saturating_sub(3);
     let stem = file.get(..cut).unwrap_or(file);
     format!("{stem}mtl")
+}
+
+/// How many times Assimp's face parser, restarting `step` bytes into the non-canonical index
+/// token `token` (`+5`, `007`, `\v-3`; it parsed to `value` over `read` bytes), lands where the
+/// same value parses again before reaching the token's digits (positive) or its minus sign
+/// (negative). A landing on a blank or `/` is left to the main loop, which treats it as such.
+fn restarts_with_same_value(token: &[u8], value: i32, read: usize, step: usize) -> usize {
+    let last = if value > 0 {
+        read.saturating_sub(step)
+    } else {
+        token
+            .iter()
+            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r'))
+            .count()
+    };
+    let mut repeats = 0;
+    let mut p = step;
+    while p <= last && token.get(p).is_some_and(|&b| !is_blank(b) && b != b'/') {
+        repeats += 1;
+        p += step;
+    }
+    repeats
 }
 
 #[cfg(test)]

@@ -258,10 +258,26 @@ fn assimp_face_token_quirks() {
     // `+1` and `002` are read twice and three times, as Assimp 5.2 reads them.
     let s = obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf +1 002 3\n");
     assert_eq!(s.meshes[0].face_sizes, vec![6]);
+    // Vertical tabs before a minus sign: read again from the second tab (`-1` twice); `+02`
+    // three times; a blank inside a token ends the repeats (`\v 2`: once, then `2` again).
+    let s = obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf \u{b}\u{b}-1 +02 \u{b} 2\n");
+    assert_eq!(s.meshes[0].face_sizes, vec![7]);
     // With normals but no texture coordinates, `1/2` is position/normal.
     let s = obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 1 0 0\nvn 0 1 0\nf 1/2 2/2 3/1\n");
     assert_eq!(s.meshes[0].normals[0], Vec3::Y);
     assert!(s.meshes[0].uv_channels.is_empty());
+}
+
+#[test]
+fn a_long_non_canonical_index_costs_its_length_not_its_square() {
+    // Assimp reads `0…01` once per leading zero and once more; kiln counts those repeats
+    // instead of parsing the token again for each (2·10¹⁰ byte reads here before).
+    let zeros = "0".repeat(200_000);
+    let s = obj(&alloc::format!(
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf {zeros}1 2 3\n"
+    ));
+    assert_eq!(s.meshes[0].face_sizes, vec![200_003]);
+    assert_eq!(s.meshes[0].positions[199_999], s.meshes[0].positions[0]);
 }
 
 #[test]
