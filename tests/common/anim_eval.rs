@@ -21,48 +21,9 @@ use std::path::{Path, PathBuf};
 use glam::{DMat4, DQuat, DVec3};
 use kiln_scene::{Animation, Mesh, NodeChannel, Scene};
 
-/// `assimp dump MODEL OUT.assbin -b FLAGS`, cached under the target folder.
+/// `assimp dump MODEL OUT.assbin -b FLAGS` ([`super::compare::assimp_dump`] with `-b`).
 pub fn assimp_dump_bin(model: &Path, flags: &[&str]) -> Result<PathBuf, String> {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("assimp-dumps");
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(model).map_err(|e| format!("{}: {e}", model.display()))?;
-    let key = format!("{}{}", model.display(), flags.join(" "));
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in key.bytes().chain(bytes.iter().copied()) {
-        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
-    }
-    let name = model
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let out = dir.join(format!("{name}-{h:016x}.assbin"));
-    if out.exists() {
-        return Ok(out);
-    }
-    let tmp = dir.join(format!("{name}-{h:016x}.{}.tmp.assbin", std::process::id()));
-    let result = std::process::Command::new("assimp")
-        .arg("dump")
-        .arg(model)
-        .arg(&tmp)
-        .arg("-b")
-        .args(flags)
-        .output()
-        .map_err(|e| {
-            format!("cannot run `assimp` ({e}): install it with `apt-get install -y assimp-utils assimp-testmodels` (scripts/test does)")
-        })?;
-    if !result.status.success() || !tmp.exists() {
-        let _ = std::fs::remove_file(&tmp);
-        let text = String::from_utf8_lossy(&result.stdout).into_owned()
-            + &String::from_utf8_lossy(&result.stderr);
-        return Err(text
-            .lines()
-            .find(|l| l.contains("rror"))
-            .unwrap_or("assimp dump failed")
-            .trim()
-            .to_string());
-    }
-    std::fs::rename(&tmp, &out).map_err(|e| e.to_string())?;
-    Ok(out)
+    super::compare::assimp_dump(model, &[&["-b"], flags].concat())
 }
 
 fn lerp3(a: DVec3, b: DVec3, f: f64) -> DVec3 {

@@ -207,27 +207,31 @@ pub fn compare_scenes(ours: &Scene, theirs: &Scene, aspects: Aspects) -> Result<
     Ok(())
 }
 
-/// Path of the Assimp dump of `model` with the given `assimp dump` flags, made once and cached
-/// under the target folder. `Err` carries Assimp's own message when it rejects the file.
+/// Path of the Assimp dump of `model` with the given `assimp dump` flags (`.assbin` with
+/// `-b`, else `.assxml`), made once and cached under the target folder, keyed by the file's
+/// name, its bytes and the flags (an edited file is dumped again; a generated fixture in a new
+/// temporary folder is not). Written under a per-process temporary name and renamed, so
+/// concurrent test binaries do not collide. `Err` carries Assimp's own message when it rejects
+/// the file.
 pub fn assimp_dump(model: &std::path::Path, flags: &[&str]) -> Result<std::path::PathBuf, String> {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("assimp-dumps");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let key = format!("{}{}", model.display(), flags.join(" "));
+    let bytes = std::fs::read(model).map_err(|e| format!("{}: {e}", model.display()))?;
+    let name = model
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut h: u64 = 0xcbf29ce484222325;
-    for b in key.bytes() {
+    let key = format!("{name}{}", flags.join(" "));
+    for b in key.bytes().chain(bytes.iter().copied()) {
         h = (h ^ b as u64).wrapping_mul(0x100000001b3);
     }
-    let out = dir.join(format!(
-        "{}-{h:016x}.assxml",
-        model
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
+    let ext = if flags.contains(&"-b") { "assbin" } else { "assxml" };
+    let out = dir.join(format!("{name}-{h:016x}.{ext}"));
     if out.exists() {
         return Ok(out);
     }
-    let tmp = out.with_extension("tmp");
+    let tmp = dir.join(format!("{name}-{h:016x}.{}.tmp.{ext}", std::process::id()));
     let result = std::process::Command::new("assimp")
         .arg("dump")
         .arg(model)
@@ -238,16 +242,15 @@ pub fn assimp_dump(model: &std::path::Path, flags: &[&str]) -> Result<std::path:
             format!("cannot run `assimp` ({e}): install it with `apt-get install -y assimp-utils assimp-testmodels` (scripts/test does)")
         })?;
     if !result.status.success() || !tmp.exists() {
+        let _ = std::fs::remove_file(&tmp);
         let text = String::from_utf8_lossy(&result.stdout).into_owned()
             + &String::from_utf8_lossy(&result.stderr);
-        let line = text
+        return Err(text
             .lines()
             .find(|l| l.contains("ERROR") || l.contains("rror"))
             .unwrap_or("assimp dump failed")
             .trim()
-            .to_string();
-        let _ = std::fs::remove_file(&tmp);
-        return Err(line);
+            .to_string());
     }
     std::fs::rename(&tmp, &out).map_err(|e| e.to_string())?;
     Ok(out)
