@@ -18,7 +18,7 @@ use kiln_anim::skeleton::{Skeleton, classic_offsets};
 use kiln_format::{Clip, IDENTITY, Matrix, Model};
 use kiln_scene::Scene;
 
-use crate::pipeline::{ConvertError, ConvertOptions, Layout, OutputFile};
+use crate::pipeline::{ConvertError, ConvertOptions, Layout, OutputFile, err, stem};
 
 /// The clips of a processed scene, encoded: `NAME_CLIPNAME.clip` files (see
 /// [`clip_file_names`]) in the layout `options` asks for.
@@ -32,16 +32,16 @@ pub struct ClipOutputs {
     pub errors: Vec<String>,
 }
 
-/// Extracts, resamples and encodes one clip per animation of `scene`. An animation that
-/// cannot give a clip (NaN keys, a negative tick rate, too long) is left out with a warning,
-/// which `--strict` turns into a failure of the file.
-pub fn clip_outputs(
+/// Extracts and resamples one clip per animation of `scene`, each with the file name it is
+/// written under ([`clip_file_names`]). An animation that cannot give a clip (NaN keys, a
+/// negative tick rate, too long) is left out with a warning, which `--strict` turns into a
+/// failure of the file.
+pub fn extract_clip_list(
     scene: &Scene,
     extracted: &Extracted,
     name: &str,
     options: &ConvertOptions,
-) -> ClipOutputs {
-    let mut out = ClipOutputs::default();
+) -> (Vec<(String, Clip)>, Vec<String>) {
     let clip_options = ClipOptions {
         frame_rate: options.clip_frame_rate,
         ..ClipOptions::default()
@@ -50,20 +50,36 @@ pub fn clip_outputs(
     // animation failed.
     let names: Vec<&str> = scene.animations.iter().map(|a| a.name.as_str()).collect();
     let files = clip_file_names(name, &names);
+    let mut clips = Vec::new();
+    let mut warnings = Vec::new();
     for (result, file) in extract_clips(scene, extracted, &clip_options)
         .into_iter()
         .zip(files)
     {
-        let clip = match result {
+        match result {
             Ok(c) => {
-                out.warnings.extend(c.warnings);
-                c.clip
+                warnings.extend(c.warnings);
+                clips.push((file, c.clip));
             }
-            Err(e) => {
-                out.warnings.push(format!("{e}; no .clip written for it"));
-                continue;
-            }
-        };
+            Err(e) => warnings.push(format!("{e}; no .clip written for it")),
+        }
+    }
+    (clips, warnings)
+}
+
+/// [`extract_clip_list`], each clip encoded in the layout `options` asks for.
+pub fn clip_outputs(
+    scene: &Scene,
+    extracted: &Extracted,
+    name: &str,
+    options: &ConvertOptions,
+) -> ClipOutputs {
+    let (list, warnings) = extract_clip_list(scene, extracted, name, options);
+    let mut out = ClipOutputs {
+        warnings,
+        ..ClipOutputs::default()
+    };
+    for (file, clip) in list {
         let bytes = match options.layout {
             Layout::Classic => Ok(kiln_format::classic::write_clip(&clip)),
             Layout::Kiln => kiln_format::kiln::write_clip(&clip).map_err(|e| e.to_string()),
@@ -95,20 +111,6 @@ pub struct AnimatedModel {
     pub warnings: Vec<String>,
 }
 
-fn err(path: &Path, message: impl std::fmt::Display) -> ConvertError {
-    ConvertError {
-        path: path.to_path_buf(),
-        message: message.to_string(),
-    }
-}
-
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "model".into())
-}
-
 /// Loads `path`: a `.mesh` written by `kiln convert` (kiln or classic layout, with the clips
 /// `NAME_*.clip` found beside it, in file-name order), or any model file `kiln convert` reads
 /// (imported and processed as it does, its animations resampled at `clip_frame_rate` or their
@@ -132,15 +134,16 @@ pub fn load_animated(
     crate::pipeline::process_for_engine(&mut scene, &options).map_err(|e| err(path, e))?;
     let extracted = kiln_anim::extract::extract(&scene);
     let name = stem(path);
-    let clips = clip_outputs(&scene, &extracted, &name, &options);
+    // The clips are only sampled and baked here: extracted, not encoded.
+    let (clips, clip_warnings) = extract_clip_list(&scene, &extracted, &name, &options);
     let mut warnings = scene.warnings.clone();
     warnings.extend(extracted.warnings.iter().cloned());
-    warnings.extend(clips.warnings);
+    warnings.extend(clip_warnings);
     Ok(AnimatedModel {
         name,
         model: extracted.model,
         offsets: extracted.offsets,
-        clips: clips.clips,
+        clips: clips.into_iter().map(|(_, clip)| clip).collect(),
         warnings,
     })
 }

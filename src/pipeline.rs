@@ -52,11 +52,19 @@ impl fmt::Display for ConvertError {
 
 impl std::error::Error for ConvertError {}
 
-fn err(path: &Path, message: impl fmt::Display) -> ConvertError {
+pub(crate) fn err(path: &Path, message: impl fmt::Display) -> ConvertError {
     ConvertError {
         path: path.to_path_buf(),
         message: message.to_string(),
     }
+}
+
+/// The output name of a source file: its stem, or `model` when it has none.
+pub(crate) fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "model".into())
 }
 
 /// The input formats kiln reads, by file extension.
@@ -203,7 +211,11 @@ pub fn build_outputs(
 
 /// The bytes of a texture: embedded, or the file found at its path relative to the model's
 /// folder (with `\` read as a separator), or failing that the file name in the model's folder.
-fn texture_bytes(scene: &Scene, tex: &TextureRef, source_dir: &Path) -> Result<Vec<u8>, String> {
+pub fn texture_bytes(
+    scene: &Scene,
+    tex: &TextureRef,
+    source_dir: &Path,
+) -> Result<Vec<u8>, String> {
     if let Some(i) = tex.embedded {
         return scene
             .textures
@@ -313,11 +325,7 @@ pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared, C
     let start = Instant::now();
     let mut scene = import_file(path)?;
     process_for_engine(&mut scene, options).map_err(|e| err(path, e))?;
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "model".into());
+    let name = stem(path);
     let source_dir = path.parent().unwrap_or(Path::new("."));
     let mut conversion = build_outputs(&scene, &name, source_dir, options);
     if let Some(e) = conversion.errors.first() {

@@ -226,7 +226,11 @@ pub fn assimp_dump(model: &std::path::Path, flags: &[&str]) -> Result<std::path:
     for b in key.bytes().chain(bytes.iter().copied()) {
         h = (h ^ b as u64).wrapping_mul(0x100000001b3);
     }
-    let ext = if flags.contains(&"-b") { "assbin" } else { "assxml" };
+    let ext = if flags.contains(&"-b") {
+        "assbin"
+    } else {
+        "assxml"
+    };
     let out = dir.join(format!("{name}-{h:016x}.{ext}"));
     if out.exists() {
         return Ok(out);

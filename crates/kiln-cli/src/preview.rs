@@ -166,21 +166,10 @@ fn materials(file: &Path, model: &kiln::format::Model) -> Result<Vec<PreviewMate
             .map_err(|e| e.to_string())?;
         let extracted = kiln::anim::extract::extract(&scene);
         for m in extracted.materials {
+            // Found the way `kiln convert` finds it.
             let tex = m.diffuse.as_ref().map(|t| {
                 let name = kiln::anim::extract::texture_file_name(&t.path).to_string();
-                if let Some(i) = t.embedded {
-                    return scene
-                        .textures
-                        .get(i)
-                        .map(|e| (name.clone(), e.data.clone()))
-                        .ok_or_else(|| {
-                            format!("texture '{}': embedded texture {i} is missing", t.path)
-                        });
-                }
-                std::fs::read(dir.join(t.path.replace('\\', "/")))
-                    .or_else(|_| std::fs::read(dir.join(&name)))
-                    .map(|b| (name.clone(), b))
-                    .map_err(|e| format!("texture '{}': {e}", t.path))
+                kiln::pipeline::texture_bytes(&scene, t, dir).map(|b| (name, b))
             });
             found.push((m.data, tex));
         }
