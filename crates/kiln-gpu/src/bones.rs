@@ -135,13 +135,11 @@ impl BoneTexture {
             0,
             0,
         ];
-        let layout_uniform = gpu.buffer(
+        let layout_uniform = gpu.buffer_init(
             "bone texture layout",
-            32,
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            bytemuck::cast_slice(&words),
+            wgpu::BufferUsages::UNIFORM,
         )?;
-        gpu.queue()
-            .write_buffer(&layout_uniform, 0, bytemuck::cast_slice(&words));
         Ok(BoneTexture {
             layout,
             pages,

@@ -341,4 +341,23 @@ impl Gpu {
             })
         })
     }
+
+    /// [`Gpu::buffer`] sized for `data` (with `COPY_DST` added), `data` written into it: the
+    /// limit check and error scope that `wgpu::util`'s `create_buffer_init` would skip.
+    pub(crate) fn buffer_init(
+        &self,
+        label: &str,
+        data: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        let buffer = self.buffer(
+            label,
+            data.len() as u64,
+            usage | wgpu::BufferUsages::COPY_DST,
+        )?;
+        if !data.is_empty() {
+            self.queue().write_buffer(&buffer, 0, data);
+        }
+        Ok(buffer)
+    }
 }

@@ -438,22 +438,16 @@ pub fn render(
         })?;
 
     // Geometry.
-    let vertex_bytes: &[u8] = bytemuck::cast_slice(&prep.vertices);
-    let vertex_buffer = gpu.buffer(
+    let vertex_buffer = gpu.buffer_init(
         "preview vertices",
-        vertex_bytes.len() as u64,
-        wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        bytemuck::cast_slice(&prep.vertices),
+        wgpu::BufferUsages::VERTEX,
     )?;
-    gpu.queue().write_buffer(&vertex_buffer, 0, vertex_bytes);
-    let index_buffer = gpu.buffer(
+    let index_buffer = gpu.buffer_init(
         "preview indices",
-        (prep.indices.len().max(1) * 4) as u64,
-        wgpu::BufferUsages::INDEX | wgpu::BufferUsages::COPY_DST,
+        bytemuck::cast_slice(&prep.indices),
+        wgpu::BufferUsages::INDEX,
     )?;
-    if !prep.indices.is_empty() {
-        gpu.queue()
-            .write_buffer(&index_buffer, 0, bytemuck::cast_slice(&prep.indices));
-    }
 
     // Tiles.
     let mut tile_data = Vec::with_capacity(prep.tiles.len() * TILE_STRIDE as usize);
@@ -464,12 +458,7 @@ pub fn render(
         tile_data.extend(tile_bytes(&prep.camera, options.ambient, frame));
         tile_pages.push(page);
     }
-    let tile_buffer = gpu.buffer(
-        "preview tiles",
-        tile_data.len() as u64,
-        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-    )?;
-    gpu.queue().write_buffer(&tile_buffer, 0, &tile_data);
+    let tile_buffer = gpu.buffer_init("preview tiles", &tile_data, wgpu::BufferUsages::UNIFORM)?;
     let mut page_groups = Vec::new();
     for page in 0..bones.layout().pages {
         let view = bones
@@ -523,15 +512,10 @@ pub fn render(
             height: image.height,
             depth_or_array_layers: 1,
         };
-        let uniform = gpu.buffer(
-            "preview material",
-            32,
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        )?;
         let mut words = Vec::with_capacity(32);
         words.extend_from_slice(bytemuck::cast_slice(&m.diffuse));
         words.extend_from_slice(bytemuck::cast_slice(&[m.texture.is_some() as u32, 0, 0, 0]));
-        gpu.queue().write_buffer(&uniform, 0, &words);
+        let uniform = gpu.buffer_init("preview material", &words, wgpu::BufferUsages::UNIFORM)?;
         let group = gpu.scoped("uploading a material texture", || {
             let texture = device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("kiln material texture"),

@@ -7,7 +7,7 @@
 
 use kiln_format::{VERTEX_SIZE, Vertex};
 
-use crate::bones::{BoneTexture, FrameSample, GpuFrame, texture_entry, uniform_entry};
+use crate::bones::{BoneTexture, FrameSample, texture_entry, uniform_entry};
 use crate::{Gpu, GpuError};
 
 /// The WGSL of [`ComputeSkinner`]: the shared `SkinWorld` and the compute entry point.
@@ -60,13 +60,11 @@ impl SkinInput {
         let chunk = max_vertices_per_dispatch(gpu);
         let mut chunks = Vec::new();
         for (i, part) in vertices.chunks(chunk).enumerate() {
-            let bytes: &[u8] = bytemuck::cast_slice(part);
-            let buffer = gpu.buffer(
+            let buffer = gpu.buffer_init(
                 "skinning vertices",
-                bytes.len() as u64,
-                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                bytemuck::cast_slice(part),
+                wgpu::BufferUsages::STORAGE,
             )?;
-            gpu.queue().write_buffer(&buffer, 0, bytes);
             chunks.push(Chunk {
                 buffer,
                 start: i * chunk,
@@ -216,23 +214,19 @@ impl ComputeSkinner {
         let view = bones
             .page(page)
             .ok_or_else(|| GpuError::OutOfRange(format!("bone texture page {page}")))?;
-        let frame_buffer = gpu.buffer(
+        let frame_buffer = gpu.buffer_init(
             "frame samples",
-            (frames.len() * size_of::<GpuFrame>()) as u64,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            bytemuck::cast_slice(&frames),
+            wgpu::BufferUsages::STORAGE,
         )?;
-        gpu.queue()
-            .write_buffer(&frame_buffer, 0, bytemuck::cast_slice(&frames));
         let mut chunks = Vec::with_capacity(input.chunks.len());
         for chunk in &input.chunks {
-            let params = gpu.buffer(
-                "skinning parameters",
-                16,
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            )?;
             let words = [chunk.len as u32, samples.len() as u32, 0, 0];
-            gpu.queue()
-                .write_buffer(&params, 0, bytemuck::cast_slice(&words));
+            let params = gpu.buffer_init(
+                "skinning parameters",
+                bytemuck::cast_slice(&words),
+                wgpu::BufferUsages::UNIFORM,
+            )?;
             let out_size = chunk.len as u64 * samples.len() as u64 * OUT_FLOATS * 4;
             let output = gpu.buffer(
                 "skinned vertices",
