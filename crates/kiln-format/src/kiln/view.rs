@@ -379,6 +379,27 @@ fn record_offset<T>(section: Found, index: usize, field: usize) -> usize {
     section.offset + index * core::mem::size_of::<T>() + field
 }
 
+/// The error for a section whose record count is not `expected` (`why` says what it must
+/// match); the offset is that of the count field in its table entry.
+fn count_error(f: Found, kind: u32, expected: u64, why: &'static str) -> LayoutError {
+    LayoutError::CountMismatch {
+        offset: f.entry + 28,
+        kind: Kind(kind),
+        count: f.count as u64,
+        expected,
+        why,
+    }
+}
+
+/// `Err(count_error(..))` unless section `f` holds `expected` records.
+fn expect_count(f: Found, kind: u32, expected: u64, why: &'static str) -> Result<(), LayoutError> {
+    if f.count as u64 == expected {
+        Ok(())
+    } else {
+        Err(count_error(f, kind, expected, why))
+    }
+}
+
 fn missing(kind: u32) -> LayoutError {
     LayoutError::MissingSection {
         offset: HEADER_SIZE,
@@ -712,30 +733,14 @@ impl<'a> MeshView<'a> {
             (kind::JOINTS_U16, joints_f),
             weights_s,
         ] {
-            if f.count != vertex_count {
-                return Err(LayoutError::CountMismatch {
-                    offset: f.entry + 28,
-                    kind: Kind(k),
-                    count: f.count as u64,
-                    expected: vertex_count as u64,
-                    why: "the position count",
-                });
-            }
+            expect_count(f, k, vertex_count as u64, "the position count")?;
         }
         let quantized = [positions_s.0, uvs_s.0]
             .iter()
             .any(|&k| k == kind::POSITIONS_UNORM16 || k == kind::UVS_UNORM16);
         let quantization = match s.quantization {
             Some((_, f)) => {
-                if f.count != 1 {
-                    return Err(LayoutError::CountMismatch {
-                        offset: f.entry + 28,
-                        kind: Kind(kind::QUANTIZATION),
-                        count: f.count as u64,
-                        expected: 1,
-                        why: "one record",
-                    });
-                }
+                expect_count(f, kind::QUANTIZATION, 1, "one record")?;
                 let q: &[QuantizationRecord] = frame.slice(f)?;
                 let q = q.first();
                 if let Some(q) = q {
@@ -1244,42 +1249,24 @@ impl<'a> ClipView<'a> {
         let strings = frame.strings(strings_f)?;
         let table = strings_f.offset;
         let info_slice: &[ClipRecord] = frame.slice(info_f)?;
-        let Some(info) = info_slice.first().filter(|_| info_f.count == 1) else {
-            return Err(LayoutError::CountMismatch {
-                offset: info_f.entry + 28,
-                kind: Kind(kind::CLIP),
-                count: info_f.count as u64,
-                expected: 1,
-                why: "one record",
-            });
-        };
+        let info = info_slice
+            .first()
+            .filter(|_| info_f.count == 1)
+            .ok_or_else(|| count_error(info_f, kind::CLIP, 1, "one record"))?;
         check_str(strings, table, info.name, info_f.offset)?;
-        let expect = |f: Found, k: u32, expected: u64, why| {
-            if f.count as u64 == expected {
-                Ok(())
-            } else {
-                Err(LayoutError::CountMismatch {
-                    offset: f.entry + 28,
-                    kind: Kind(k),
-                    count: f.count as u64,
-                    expected,
-                    why,
-                })
-            }
-        };
-        expect(
+        expect_count(
             tracks_f,
             kind::TRACKS,
             info.track_count as u64,
             "the clip's track count",
         )?;
-        expect(
+        expect_count(
             times_f,
             kind::FRAME_TIMES,
             info.frame_count as u64,
             "the clip's frame count",
         )?;
-        expect(
+        expect_count(
             keys_f,
             kind::KEYS,
             info.frame_count as u64 * info.track_count as u64,
