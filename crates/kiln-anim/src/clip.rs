@@ -233,20 +233,24 @@ pub fn extract_clip(
     }
 
     let mut tracks = Vec::with_capacity(bones);
+    // Bones without a channel whose bind transform has shear: their tracks hold its nearest
+    // decomposition, which the warning below names.
+    let mut sheared: Vec<&str> = Vec::new();
     for (bone, source) in extracted.model.bones.iter().zip(&extracted.bone_sources) {
-        let (bind, channel) = match *source {
+        let (bind, channel, node) = match *source {
             BoneSource::Node(id) => {
-                let local = scene
-                    .nodes
-                    .get(id)
-                    .map_or(glam::Mat4::IDENTITY, |n| n.transform);
-                (decompose(&local), channel_of_node.get(&id))
+                let node = scene.nodes.get(id);
+                let local = node.map_or(glam::Mat4::IDENTITY, |n| n.transform);
+                (decompose(&local), channel_of_node.get(&id), node)
             }
-            BoneSource::RigidHelper(_) | BoneSource::SkinHelper(_) => (Bind::IDENTITY, None),
+            BoneSource::RigidHelper(_) | BoneSource::SkinHelper(_) => (Bind::IDENTITY, None, None),
         };
         let mut keyframes = Vec::with_capacity(frame_count as usize);
         match channel {
             None => {
+                if let Some(n) = node.filter(|_| !bind.exact) {
+                    sheared.push(n.name.as_str());
+                }
                 let kf = bind.keyframe(0.0);
                 keyframes.extend((0..frame_count).map(|i| Keyframe {
                     time: i as f32,
@@ -254,9 +258,9 @@ pub fn extract_clip(
                 }));
             }
             Some(ch) => {
-                let mut pos = VecSampler::new(&ch.positions, bind.translation);
-                let mut rot = QuatSampler::new(&ch.rotations, bind.rotation);
-                let mut scl = VecSampler::new(&ch.scales, bind.scale);
+                let mut pos = Sampler::new(&ch.positions, bind.translation, DVec3::lerp);
+                let mut rot = Sampler::new(&ch.rotations, bind.rotation, slerp_shortest);
+                let mut scl = Sampler::new(&ch.scales, bind.scale, DVec3::lerp);
                 for i in 0..frame_count {
                     let t = i as f64 * step;
                     let (s, r, p) = (scl.at(t), rot.at(t), pos.at(t));
@@ -274,8 +278,11 @@ pub fn extract_clip(
             keyframes,
         });
     }
-    if let Some(warning) = bind_warnings(scene, extracted, &channel_of_node) {
-        warnings.push(warning);
+    if !sheared.is_empty() {
+        warnings.push(format!(
+            "bind transform of {} is not scale·rotation·translation (shear); the clip holds its nearest decomposition",
+            sheared.join(", ")
+        ));
     }
     Ok(ExtractedClip {
         clip: Clip {
@@ -287,32 +294,6 @@ pub fn extract_clip(
         },
         warnings,
     })
-}
-
-/// A warning naming the bones without a channel whose bind transform is not a scale, rotation
-/// and translation (shear): their tracks hold the nearest decomposition.
-fn bind_warnings(
-    scene: &Scene,
-    extracted: &Extracted,
-    channels: &BTreeMap<usize, Prepared>,
-) -> Option<String> {
-    let sheared: Vec<&str> = extracted
-        .bone_sources
-        .iter()
-        .filter_map(|s| match *s {
-            BoneSource::Node(id) if !channels.contains_key(&id) => scene.nodes.get(id),
-            _ => None,
-        })
-        .filter(|n| !decompose(&n.transform).exact)
-        .map(|n| n.name.as_str())
-        .collect();
-    if sheared.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "bind transform of {} is not scale·rotation·translation (shear); the clip holds its nearest decomposition",
-        sheared.join(", ")
-    ))
 }
 
 /// Bind-pose local transform of a bone, decomposed.
@@ -516,55 +497,33 @@ impl Cursor {
     }
 }
 
-struct VecSampler<'a> {
-    keys: &'a [(f64, DVec3)],
-    fallback: DVec3,
+/// Samples one key track at increasing times: the key at or before `t`, blended with the
+/// next one by `blend` (lerp for vectors, shortest-arc slerp for rotations); `fallback` when
+/// the track has no key.
+struct Sampler<'a, T> {
+    keys: &'a [(f64, T)],
+    fallback: T,
+    blend: fn(T, T, f64) -> T,
     cursor: Cursor,
 }
 
-impl<'a> VecSampler<'a> {
-    fn new(keys: &'a [(f64, DVec3)], fallback: DVec3) -> Self {
-        VecSampler {
+impl<'a, T: Copy> Sampler<'a, T> {
+    fn new(keys: &'a [(f64, T)], fallback: T, blend: fn(T, T, f64) -> T) -> Self {
+        Sampler {
             keys,
             fallback,
+            blend,
             cursor: Cursor { k: 0 },
         }
     }
 
-    fn at(&mut self, t: f64) -> DVec3 {
+    fn at(&mut self, t: f64) -> T {
         let (k, next) = self.cursor.locate(self.keys, t);
         let Some(&(_, a)) = self.keys.get(k) else {
             return self.fallback;
         };
         match next.and_then(|(j, f)| self.keys.get(j).map(|b| (b.1, f))) {
-            Some((b, f)) => a.lerp(b, f),
-            None => a,
-        }
-    }
-}
-
-struct QuatSampler<'a> {
-    keys: &'a [(f64, DQuat)],
-    fallback: DQuat,
-    cursor: Cursor,
-}
-
-impl<'a> QuatSampler<'a> {
-    fn new(keys: &'a [(f64, DQuat)], fallback: DQuat) -> Self {
-        QuatSampler {
-            keys,
-            fallback,
-            cursor: Cursor { k: 0 },
-        }
-    }
-
-    fn at(&mut self, t: f64) -> DQuat {
-        let (k, next) = self.cursor.locate(self.keys, t);
-        let Some(&(_, a)) = self.keys.get(k) else {
-            return self.fallback;
-        };
-        match next.and_then(|(j, f)| self.keys.get(j).map(|b| (b.1, f))) {
-            Some((b, f)) => slerp_shortest(a, b, f),
+            Some((b, f)) => (self.blend)(a, b, f),
             None => a,
         }
     }
@@ -748,6 +707,29 @@ mod tests {
                 .all(|k| close(&k.rotation, &Quat::from_rotation_z(0.5).to_array()))
         );
         assert_eq!(a[3].time, 3.0);
+    }
+
+    #[test]
+    fn a_sheared_bind_pose_without_a_channel_is_named_in_a_warning() {
+        let mut s = scene();
+        let sheared = |s: &Scene| {
+            clip_of(s, &ClipOptions::default())
+                .warnings
+                .into_iter()
+                .filter(|w| w.contains("shear"))
+                .collect::<Vec<_>>()
+        };
+        assert!(sheared(&s).is_empty());
+        // Node `a` (no channel) gets a shear; `b` (animated) one too, which the clip's keys
+        // replace, so only `a` is named.
+        let shear = Mat4::from_cols_array(&[
+            1.0, 0.0, 0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+        ]);
+        s.nodes[1].transform = shear;
+        s.nodes[2].transform = shear;
+        let w = sheared(&s);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("bind transform of a is"), "{w:?}");
     }
 
     #[test]
