@@ -52,9 +52,15 @@ fn pick_max(value: f32, current: f32) -> f32 {
 /// Assimp's `ArrayBounds` over positions: starts from ±1e10, so an empty array gives
 /// min = 1e10, max = -1e10.
 pub(crate) fn array_bounds(points: &[Vec3]) -> (Vec3, Vec3) {
-    let mut min = Vec3::splat(1e10);
-    let mut max = Vec3::splat(-1e10);
-    for &p in points {
+    bounds_of(points.iter().copied(), 1e10)
+}
+
+/// Component-wise bounds of `points` with Assimp's comparisons, starting from
+/// `±sentinel` (`ArrayBounds` uses 1e10, `FindAABBTransformed` 10e10).
+pub(crate) fn bounds_of(points: impl IntoIterator<Item = Vec3>, sentinel: f32) -> (Vec3, Vec3) {
+    let mut min = Vec3::splat(sentinel);
+    let mut max = Vec3::splat(-sentinel);
+    for p in points {
         min = Vec3::new(
             pick_min(p.x, min.x),
             pick_min(p.y, min.y),

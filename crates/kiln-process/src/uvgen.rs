@@ -1,6 +1,6 @@
 //! GenUVCoords (Assimp 5.2.5 `ComputeUVMappingProcess.cpp`).
 
-use crate::math::{array_bounds, cross, dot, normalize, transform_point};
+use crate::math::{array_bounds, bounds_of, cross, dot, normalize, transform_point};
 use crate::{ProcessError, check};
 use core::f32::consts::PI;
 use kiln_scene::{MAX_UV_CHANNELS, Mat4, Mesh, PropertyValue, Scene, UvChannel, Vec3};
@@ -147,20 +147,7 @@ const TWO_PI: f32 = PI * 2.0;
 const HALF_PI: f32 = PI * 0.5;
 
 fn center_of(points: impl Iterator<Item = Vec3>, sentinel: f32) -> (Vec3, Vec3, Vec3) {
-    let mut min = Vec3::splat(sentinel);
-    let mut max = Vec3::splat(-sentinel);
-    for p in points {
-        min = Vec3::new(
-            if min.x < p.x { min.x } else { p.x },
-            if min.y < p.y { min.y } else { p.y },
-            if min.z < p.z { min.z } else { p.z },
-        );
-        max = Vec3::new(
-            if p.x < max.x { max.x } else { p.x },
-            if p.y < max.y { max.y } else { p.y },
-            if p.z < max.z { max.z } else { p.z },
-        );
-    }
+    let (min, max) = bounds_of(points, sentinel);
     (min + (max - min) * 0.5, min, max)
 }
 
