@@ -5,6 +5,7 @@ use crate::math::{
 };
 use crate::{ProcessError, check};
 use kiln_scene::{Mat4, Mesh, Node, PrimitiveTypes, Scene, UvChannel};
+use std::collections::BTreeMap;
 
 /// Assimp's `aiProcess_PreTransformVertices` as in 5.2.5 with the default configuration (no
 /// `KEEP_HIERARCHY`, `NORMALIZE`, `ADD_ROOT_TRANSFORMATION`):
@@ -90,51 +91,44 @@ pub(crate) fn pre_transform_checked(
     }
     let formats: Vec<u32> = scene.meshes.iter().map(vertex_format).collect();
 
-    let mut out: Vec<Mesh> = Vec::new();
-    let mut group_formats: Vec<u32> = Vec::new();
-    for material in 0..scene.materials.len() {
-        group_formats.clear();
-        group_formats.extend(
-            scene
-                .meshes
-                .iter()
-                .zip(&formats)
-                .filter(|(m, _)| m.material == material)
-                .map(|(_, &f)| f),
-        );
-        group_formats.sort_unstable();
-        group_formats.dedup();
-        for &format in &group_formats {
-            let members = || {
-                refs.iter()
-                    .copied()
-                    .filter(|&(_, m)| scene.meshes[m].material == material && formats[m] == format)
-            };
-            let (mut nv, mut nf) = (0usize, 0usize);
-            for (_, m) in members() {
-                nv += scene.meshes[m].positions.len();
-                nf += scene.meshes[m].face_sizes.len();
-            }
-            if nv == 0 || nf == 0 {
-                continue;
-            }
-            if nv > u32::MAX as usize {
-                return Err(ProcessError::MalformedMesh {
-                    mesh: out.len(),
-                    reason: format!("merged mesh would have {nv} vertices"),
-                });
-            }
-            out.push(collect(
-                scene,
-                &global,
-                members(),
-                material,
-                format,
-                nv,
-                nf,
-                &mut ref_count,
-            ));
+    // The references of each (material, vertex format) group, in depth-first order; groups in
+    // material, then format order. Meshes with a material past the list join no group.
+    let mut groups: BTreeMap<(usize, u32), Vec<(usize, usize)>> = BTreeMap::new();
+    for &(n, m) in &refs {
+        let material = scene.meshes[m].material;
+        if material < scene.materials.len() {
+            groups
+                .entry((material, formats[m]))
+                .or_default()
+                .push((n, m));
         }
+    }
+    let mut out: Vec<Mesh> = Vec::new();
+    for ((material, format), members) in groups {
+        let (mut nv, mut nf) = (0usize, 0usize);
+        for &(_, m) in &members {
+            nv += scene.meshes[m].positions.len();
+            nf += scene.meshes[m].face_sizes.len();
+        }
+        if nv == 0 || nf == 0 {
+            continue;
+        }
+        if nv > u32::MAX as usize {
+            return Err(ProcessError::MalformedMesh {
+                mesh: out.len(),
+                reason: format!("merged mesh would have {nv} vertices"),
+            });
+        }
+        out.push(collect(
+            scene,
+            &global,
+            members.into_iter(),
+            material,
+            format,
+            nv,
+            nf,
+            &mut ref_count,
+        ));
     }
     if out.is_empty() {
         return Err(ProcessError::NoOutputMeshes);
