@@ -367,12 +367,14 @@ pub trait Element: sealed::Sealed + bytemuck::Pod + PartialEq + core::fmt::Debug
     fn fix_endian(_v: &mut [Self]) {}
 }
 
+#[inline]
 fn le4(b: &[u8]) -> [u8; 4] {
     let mut a = [0; 4];
     a.copy_from_slice(&b[..4]);
     a
 }
 
+#[inline]
 fn le8(b: &[u8]) -> [u8; 8] {
     let mut a = [0; 8];
     a.copy_from_slice(&b[..8]);
@@ -454,6 +456,7 @@ fn check_count(found: usize, declared: usize) -> Result<(), ErrorKind> {
 impl Element for u8 {
     const NATIVE: ArrayType = ArrayType::Byte;
     const ARRAY_NAME: &'static str = "byte or bool array";
+    #[inline]
     fn from_le(bytes: &[u8]) -> Self {
         bytes[0]
     }
@@ -471,6 +474,7 @@ impl Element for u8 {
 impl Element for i32 {
     const NATIVE: ArrayType = ArrayType::I32;
     const ARRAY_NAME: &'static str = "i32 array";
+    #[inline]
     fn from_le(bytes: &[u8]) -> Self {
         i32::from_le_bytes(le4(bytes))
     }
@@ -502,6 +506,7 @@ impl Element for i32 {
 impl Element for i64 {
     const NATIVE: ArrayType = ArrayType::I64;
     const ARRAY_NAME: &'static str = "i64 array";
+    #[inline]
     fn from_le(bytes: &[u8]) -> Self {
         i64::from_le_bytes(le8(bytes))
     }
@@ -524,6 +529,7 @@ impl Element for i64 {
 impl Element for f32 {
     const NATIVE: ArrayType = ArrayType::F32;
     const ARRAY_NAME: &'static str = "f32 array";
+    #[inline]
     fn from_le(bytes: &[u8]) -> Self {
         f32::from_le_bytes(le4(bytes))
     }
@@ -552,6 +558,7 @@ impl Element for f32 {
 impl Element for f64 {
     const NATIVE: ArrayType = ArrayType::F64;
     const ARRAY_NAME: &'static str = "f64 array";
+    #[inline]
     fn from_le(bytes: &[u8]) -> Self {
         f64::from_le_bytes(le8(bytes))
     }
