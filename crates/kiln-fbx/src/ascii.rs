@@ -19,9 +19,8 @@ use nom::bytes::complete::{tag, take_till, take_while, take_while1};
 use nom::character::complete::{char, digit1, space0, space1};
 use nom::sequence::delimited;
 
-use crate::document::{
-    Builder, Document, Format, MAX_DEPTH_LIMIT, NO_PARENT, ParseOptions, PropRec,
-};
+use crate::builder::{Builder, MAX_DEPTH_LIMIT, ParseOptions};
+use crate::document::{Document, Format, NO_PARENT, PropRec};
 use crate::error::{Error, ErrorKind, Location, describe};
 use crate::number::{self, Scalar, is_blank};
 use crate::value::{Array, ArrayEncoding, ArrayType, Raw, Value};

@@ -9,9 +9,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::document::{
-    Builder, Document, Format, MAX_DEPTH_LIMIT, NO_PARENT, ParseOptions, PropRec,
-};
+use crate::builder::{Builder, MAX_DEPTH_LIMIT, ParseOptions};
+use crate::document::{Document, Format, NO_PARENT, PropRec};
 use crate::error::{Error, ErrorKind, Location};
 use crate::inflate::max_inflated;
 use crate::value::{Array, ArrayEncoding, ArrayType, Raw, Value};
@@ -20,7 +19,7 @@ use crate::value::{Array, ArrayEncoding, ArrayType, Raw, Value};
 pub const MAGIC: &[u8; 23] = b"Kaydara FBX Binary  \x00\x1a\x00";
 
 /// Size of the header: magic and version.
-pub const HEADER_LEN: usize = 27;
+pub(crate) const HEADER_LEN: usize = 27;
 
 /// Whether `input` starts like a binary FBX file (the first 18 bytes of the magic).
 pub(crate) fn is_binary(input: &[u8]) -> bool {

@@ -8,8 +8,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::error::{Error, ErrorKind, Location};
-use crate::value::{Array, Element, Raw, Value};
-use crate::{ascii, binary};
+use crate::value::{Array, Element, Value};
 
 /// Binary or ASCII.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -20,25 +19,7 @@ pub enum Format {
     Ascii,
 }
 
-/// Hard ceiling for [`ParseOptions::max_depth`]: code that walks a tree recursively (a
-/// caller's, or the drop of an [`crate::OwnedNode`]) stays within this depth.
-pub const MAX_DEPTH_LIMIT: usize = 1024;
-
-/// Parsing limits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ParseOptions {
-    /// Deepest nesting accepted: top-level nodes are at depth 0 and a node at depth
-    /// `max_depth - 1` may not have children. Real files nest about 6 deep. Clamped to
-    /// [`MAX_DEPTH_LIMIT`].
-    pub max_depth: usize,
-}
-
-impl Default for ParseOptions {
-    fn default() -> Self {
-        ParseOptions { max_depth: 64 }
-    }
-}
-
+/// The parent of a top-level node (and, in the parsers, "no node open").
 pub(crate) const NO_PARENT: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
@@ -71,30 +52,6 @@ pub struct Document<'a> {
 }
 
 impl<'a> Document<'a> {
-    /// Parses binary or ASCII FBX, told apart by the binary magic `Kaydara FBX Binary`.
-    pub fn parse(input: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_with(input, &ParseOptions::default())
-    }
-
-    /// [`Document::parse`] with limits.
-    pub fn parse_with(input: &'a [u8], options: &ParseOptions) -> Result<Self, Error> {
-        if binary::is_binary(input) {
-            binary::parse(input, options)
-        } else {
-            ascii::parse(input, options)
-        }
-    }
-
-    /// Parses binary FBX only.
-    pub fn parse_binary(input: &'a [u8], options: &ParseOptions) -> Result<Self, Error> {
-        binary::parse(input, options)
-    }
-
-    /// Parses ASCII FBX only.
-    pub fn parse_ascii(input: &'a [u8], options: &ParseOptions) -> Result<Self, Error> {
-        ascii::parse(input, options)
-    }
-
     /// Binary or ASCII.
     pub fn format(&self) -> Format {
         self.format
@@ -500,7 +457,8 @@ impl<'d, 'a> Property<'d, 'a> {
         self.index
     }
 
-    /// The value.
+    /// The typed value, as stored (arrays and blobs still encoded; see the `as_*` methods for
+    /// decoded, converted access).
     pub fn value(&self) -> Value<'a> {
         self.rec().value
     }
@@ -600,14 +558,6 @@ impl<'d, 'a> Property<'d, 'a> {
         }
     }
 
-    /// The blob itself, undecoded.
-    pub fn as_raw_value(&self) -> Result<Raw<'a>, Error> {
-        match self.value() {
-            Value::Raw(r) => Ok(r),
-            _ => Err(self.wrong("raw blob")),
-        }
-    }
-
     /// An array, undecoded.
     pub fn as_array(&self) -> Result<Array<'a>, Error> {
         match self.value() {
@@ -647,81 +597,5 @@ impl<'d, 'a> Property<'d, 'a> {
     /// A `b`/`c` array as booleans (non-zero is true).
     pub fn as_bool_array(&self) -> Result<Vec<bool>, Error> {
         Ok(self.as_array_of::<u8>()?.iter().map(|&b| b != 0).collect())
-    }
-}
-
-/// Collects the document's nodes and properties while a parser runs.
-pub(crate) struct Builder<'a> {
-    pub(crate) nodes: Vec<NodeRec<'a>>,
-    pub(crate) props: Vec<PropRec<'a>>,
-}
-
-impl<'a> Builder<'a> {
-    pub(crate) fn new(input_len: usize) -> Self {
-        // A guess from typical files (about 60 bytes a node, 25 a property), capped so
-        // that a large file of arrays does not reserve for nodes it does not have.
-        Builder {
-            nodes: Vec::with_capacity((input_len / 64).min(1 << 16)),
-            props: Vec::with_capacity((input_len / 32).min(1 << 17)),
-        }
-    }
-
-    /// Opens a node whose properties follow; returns its id.
-    pub(crate) fn open(
-        &mut self,
-        name: &'a str,
-        offset: usize,
-        parent: u32,
-    ) -> Result<u32, ErrorKind> {
-        let id = u32::try_from(self.nodes.len()).map_err(|_| ErrorKind::TooManyNodes)?;
-        if id == NO_PARENT {
-            return Err(ErrorKind::TooManyNodes);
-        }
-        let props_start = u32::try_from(self.props.len()).map_err(|_| ErrorKind::TooManyNodes)?;
-        self.nodes.push(NodeRec {
-            name,
-            offset,
-            props_start,
-            props_len: 0,
-            subtree_end: id + 1,
-            parent,
-        });
-        Ok(id)
-    }
-
-    /// Records the properties pushed since `open` as the node's.
-    pub(crate) fn end_properties(&mut self, id: u32) -> Result<(), ErrorKind> {
-        let rec = &mut self.nodes[id as usize];
-        rec.props_len = u32::try_from(self.props.len() - rec.props_start as usize)
-            .map_err(|_| ErrorKind::TooManyNodes)?;
-        Ok(())
-    }
-
-    /// Closes a node: its subtree ends with the last node pushed.
-    pub(crate) fn close(&mut self, id: u32) {
-        let end = self.nodes.len() as u32;
-        self.nodes[id as usize].subtree_end = end;
-    }
-
-    /// The path of the open node `id` (for errors while parsing).
-    pub(crate) fn path(&self, mut id: u32) -> String {
-        let mut names = Vec::new();
-        while id != NO_PARENT {
-            let rec = &self.nodes[id as usize];
-            names.push(rec.name);
-            id = rec.parent;
-        }
-        names.reverse();
-        names.join("/")
-    }
-
-    pub(crate) fn finish(self, input: &'a [u8], format: Format, version: u32) -> Document<'a> {
-        Document {
-            input,
-            format,
-            version,
-            nodes: self.nodes,
-            props: self.props,
-        }
     }
 }

@@ -66,7 +66,8 @@ impl fmt::Display for Location {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{location}{}: {kind}", Context(path, *property))]
 pub struct Error {
-    /// Where.
+    /// Where in the input: a byte offset (binary), a line and column (ASCII), or unknown (a
+    /// tree built in memory).
     pub location: Location,
     /// Node names from the root, joined by `/`.
     pub path: String,

@@ -12,33 +12,34 @@ use crate::value::{ArrayType, Value};
 /// payload are equal and `0.0 != -0.0`: the tree round-trips exactly.
 #[derive(Clone, Debug)]
 pub enum OwnedValue {
-    /// `C`.
+    /// `C`: one byte (FBX booleans and one-letter flags).
     Char(u8),
-    /// `Y`.
+    /// `Y`: a 16-bit integer.
     I16(i16),
-    /// `I`.
+    /// `I`: a 32-bit integer.
     I32(i32),
-    /// `L`.
+    /// `L`: a 64-bit integer (object ids, FBX times).
     I64(i64),
-    /// `F`.
+    /// `F`: a 32-bit float.
     F32(f32),
-    /// `D`.
+    /// `D`: a 64-bit float.
     F64(f64),
-    /// `S`.
+    /// `S`: string bytes as stored (not necessarily UTF-8; binary object names are
+    /// `name\0\x01class`).
     String(Vec<u8>),
-    /// `R`.
+    /// `R`: a blob, decoded (ASCII files store it as base64).
     Raw(Vec<u8>),
-    /// `b`.
+    /// `b`: an array of booleans, one byte each (0 or 1).
     BoolArray(Vec<u8>),
-    /// `c`.
+    /// `c`: an array of bytes.
     ByteArray(Vec<u8>),
-    /// `i`.
+    /// `i`: an array of 32-bit integers (polygon vertex indices, layer indices).
     I32Array(Vec<i32>),
-    /// `l`.
+    /// `l`: an array of 64-bit integers (key times).
     I64Array(Vec<i64>),
-    /// `f`.
+    /// `f`: an array of 32-bit floats (key values).
     F32Array(Vec<f32>),
-    /// `d`.
+    /// `d`: an array of 64-bit floats (vertices, normals, UVs, matrices).
     F64Array(Vec<f64>),
 }
 
@@ -208,4 +209,65 @@ fn build(doc: &Document<'_>, first: usize, end: usize) -> Result<Vec<OwnedNode>,
     }
     // The top-level nodes of the run: those whose slot is still filled.
     Ok(slots.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::write::{WriteOptions, write_binary};
+    use alloc::vec;
+
+    fn tree() -> Vec<OwnedNode> {
+        vec![
+            OwnedNode::new("Header").with(OwnedValue::I32(7400)),
+            OwnedNode::new("Objects").with_child(
+                OwnedNode::new("Geometry")
+                    .with(OwnedValue::I64(42))
+                    .with_child(
+                        OwnedNode::new("Vertices").with(OwnedValue::F64Array(vec![0.0, 1.0, 2.0])),
+                    )
+                    .with_child(OwnedNode::new("Blob").with(OwnedValue::Raw(vec![1, 2, 3]))),
+            ),
+        ]
+    }
+
+    /// `Node::to_owned_node` copies one subtree (what a tool that rewrites part of a file
+    /// needs), and is what `Document::to_owned_nodes` gives for each root.
+    #[test]
+    fn one_subtree_and_the_whole_tree_decode_alike() {
+        for options in [WriteOptions::V7500, WriteOptions::V7500.compressed()] {
+            let bytes = write_binary(&tree(), &options).unwrap();
+            let doc = Document::parse(&bytes).unwrap();
+            let all = doc.to_owned_nodes().unwrap();
+            assert_eq!(all, tree());
+            let objects = doc.require_root("Objects").unwrap();
+            assert_eq!(objects.to_owned_node().unwrap(), tree()[1]);
+            let geometry = objects.require_child("Geometry").unwrap();
+            assert_eq!(geometry.to_owned_node().unwrap(), tree()[1].children[0]);
+        }
+    }
+
+    /// `Value::to_owned_value` decodes compressed arrays and blobs, and names a bad one.
+    #[test]
+    fn values_decode_into_owned_ones() {
+        let bytes = write_binary(&tree(), &WriteOptions::V7500.compressed()).unwrap();
+        let doc = Document::parse(&bytes).unwrap();
+        let geometry = doc
+            .require_root("Objects")
+            .unwrap()
+            .require_child("Geometry")
+            .unwrap();
+        let vertices = geometry.require_child("Vertices").unwrap();
+        let value = vertices.property(0).unwrap().value();
+        assert!(matches!(value, Value::Array(a) if a.is_compressed()));
+        assert_eq!(
+            value.to_owned_value(),
+            Ok(OwnedValue::F64Array(vec![0.0, 1.0, 2.0]))
+        );
+        let blob = geometry.require_child("Blob").unwrap();
+        assert_eq!(
+            blob.property(0).unwrap().value().to_owned_value(),
+            Ok(OwnedValue::Raw(vec![1, 2, 3]))
+        );
+    }
 }

@@ -121,14 +121,6 @@ impl<'a> Array<'a> {
         matches!(self.encoding, ArrayEncoding::Zlib(_))
     }
 
-    /// The little-endian element bytes of a plain (uncompressed binary) array, borrowed.
-    pub fn plain_bytes(&self) -> Option<&'a [u8]> {
-        match self.encoding {
-            ArrayEncoding::Plain(b) => Some(b),
-            _ => None,
-        }
-    }
-
     /// A zero-copy view of a plain array whose element type is exactly `T`'s, reading each
     /// element with an unaligned little-endian load. `None` for compressed or ASCII arrays or
     /// another element type.

@@ -11,7 +11,8 @@ use crate::binary::MAGIC;
 use crate::error::{Error, ErrorKind, Location};
 use crate::owned::{OwnedNode, OwnedValue};
 
-/// Array compression.
+/// Whether and how the writer zlib-compresses arrays (FBX array encoding 1); scalars, strings
+/// and blobs are never compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
     /// Every array plain (encoding 0).
@@ -19,9 +20,9 @@ pub enum Compression {
     /// Arrays of at least `min_bytes` raw bytes zlib-compressed at `level` (0-10, as
     /// `miniz_oxide` counts; the FBX SDK compresses arrays over 128 bytes).
     Zlib {
-        /// Compression level.
+        /// Deflate level, 0 (store) to 10 (smallest), as `miniz_oxide` counts.
         level: u8,
-        /// Smallest raw size compressed.
+        /// Arrays of fewer raw bytes than this are written plain.
         min_bytes: usize,
     },
 }
@@ -31,7 +32,7 @@ pub enum Compression {
 pub struct WriteOptions {
     /// The header's version; 7500 and later use 64-bit record fields.
     pub version: u32,
-    /// Array compression.
+    /// Which arrays are compressed, and how hard.
     pub compression: Compression,
 }
 

@@ -10,12 +10,13 @@ use alloc::vec::Vec;
 
 use kiln_scene::{
     Material, Mesh, Node, PrimitiveTypes, PropertyValue, Scene, TextureKind, TextureRef, UvChannel,
-    Vec3, Vec4,
+    Vec3, Vec4, Warning,
 };
 
 use crate::ObjError;
-use crate::mtl::{ObjMaterial, Slot};
-use crate::obj::{DEFAULT_MATERIAL, Kind, Model, ObjMesh};
+use crate::codes;
+use crate::mtl::{DEFAULT_MATERIAL, ObjMaterial, Slot};
+use crate::obj::{Kind, Model, ObjMesh};
 use crate::text::Warnings;
 
 /// Builds the scene. `materials_from` receives, per scene material, the library that defined
@@ -54,17 +55,23 @@ pub(crate) fn build(
                 }
             }
             if lost_normals {
-                warnings.push(format!(
-                    "{file}: mesh {} ({}): a normal index is out of range, so the mesh has no normals (as in Assimp)",
-                    scene.meshes.len(),
-                    m.name
+                warnings.push(Warning::new(
+                    codes::NORMALS_DROPPED,
+                    format!(
+                        "{file}: mesh {} ({}): a normal index is out of range, so the mesh has no normals (as in Assimp)",
+                        scene.meshes.len(),
+                        m.name
+                    ),
                 ));
             }
             if lost_uvs {
-                warnings.push(format!(
-                    "{file}: mesh {} ({}): a texture coordinate index is out of range, so the mesh has no UVs (as in Assimp)",
-                    scene.meshes.len(),
-                    m.name
+                warnings.push(Warning::new(
+                    codes::UVS_DROPPED,
+                    format!(
+                        "{file}: mesh {} ({}): a texture coordinate index is out of range, so the mesh has no UVs (as in Assimp)",
+                        scene.meshes.len(),
+                        m.name
+                    ),
                 ));
             }
             node.meshes.push(scene.meshes.len());
@@ -79,16 +86,22 @@ pub(crate) fn build(
         });
     }
     if points > 0 {
-        warnings.push(format!(
-            "{file}: {points} points (p) kept as 1-index faces, as Assimp does; engine extraction drops them"
+        warnings.push(Warning::new(
+            codes::POINTS_KEPT,
+            format!(
+                "{file}: {points} points (p) kept as 1-index faces, as Assimp does; engine extraction drops them"
+            ),
         ));
     }
     if lines > 0 {
-        warnings.push(format!(
-            "{file}: {lines} line segments (l) kept as 2-index faces, as Assimp does; engine extraction drops them"
+        warnings.push(Warning::new(
+            codes::LINES_KEPT,
+            format!(
+                "{file}: {lines} line segments (l) kept as 2-index faces, as Assimp does; engine extraction drops them"
+            ),
         ));
     }
-    for m in &model.materials {
+    for m in &model.materials.list {
         scene.materials.push(material(m));
         materials_from.push(m.library.clone());
     }
@@ -141,8 +154,11 @@ fn point_cloud(
         mesh.color_channels
             .push(model.colors[..n].iter().map(|c| c.extend(1.0)).collect());
     }
-    warnings.push(format!(
-        "{file}: no faces: the {n} vertices form one point-cloud mesh without faces (as in Assimp)"
+    warnings.push(Warning::new(
+        codes::POINT_CLOUD,
+        format!(
+            "{file}: no faces: the {n} vertices form one point-cloud mesh without faces (as in Assimp)"
+        ),
     ));
     scene.nodes[0].meshes.push(0);
     scene.meshes.push(mesh);

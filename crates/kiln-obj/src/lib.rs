@@ -1,94 +1,48 @@
-//! Wavefront OBJ + MTL importer for kiln: bytes in, [`kiln_scene::Scene`] out, with the scene
-//! that Assimp 5.2's `ObjFileImporter` produces before any post-processing.
+//! Wavefront OBJ + MTL importer for kiln: bytes in, [`kiln_scene::Scene`] out, the scene that
+//! Assimp 5.2's `ObjFileImporter` produces before any post-processing, so that kiln's outputs
+//! match the original tool's. `docs/obj.md` has the rules in full (scene shape, MTL keywords
+//! and texture slots, encodings, the Assimp quirks kept on purpose, where and why it departs
+//! from Assimp, why it is hand-written).
 //!
 //! # What it does
 //! - [`parse`] reads OBJ bytes; a callback supplies each `mtllib` by the name the file writes
 //!   (no file system needed: builds for `wasm32-unknown-unknown`, `no_std` + `alloc`).
 //!   [`load`] (feature `std`, on by default) reads a file, finds libraries next to it and
-//!   rewrites texture paths so they open relative to the OBJ's folder ([`parse`] keeps them
-//!   exactly as the MTL writes them, trailing blanks included, like Assimp; `load` keeps that
-//!   written form in the material's properties).
-//! - Assimp's scene shape: a root node named after the file with one child node per object
-//!   (`o`) or group change (`g`), in file order; meshes split per (object/group, material) in
-//!   Assimp's order; Assimp's material list (its `DefaultMaterial` first, then library and
-//!   `usemtl` materials in the order they appear); every face corner unrolled into its own
-//!   vertex; faces kept as polygons (triangulation is `kiln-process`'s job); points (`p`) kept
-//!   as 1-index faces and lines (`l`) as 2-index segments like Assimp (with a warning: the
-//!   engine extraction drops them); one UV channel with Assimp's component count; vertex
-//!   colours (`v x y z r g b`); normals when faces reference them. A file with vertices but no
-//!   faces gives Assimp's face-less point-cloud mesh.
-//! - Materials: `Ka Kd Ks Ke` colours, `Ns` shininess, `d`/`Tr` opacity; textures `map_Kd` →
-//!   Diffuse, `map_Ka` → Ambient, `map_Ks` → Specular, `map_Ke`/`map_emissive` → Emissive,
-//!   `map_bump`/`bump` → Height (Assimp's slot for bump maps), `norm`/`map_Kn` → Normals,
-//!   `disp`/`map_disp` → Displacement, `map_d` → Opacity, `map_Ns` → Shininess, `-type`
-//!   reflection maps → Reflection. Other values (`illum`, `Ni`, `Tf`, `aniso`, `Pr`, `Pm`,
-//!   `Ps`, `Pc`, `Pcr`, `map_Pr`/`map_Pm`/`map_Ps` paths, `-clamp on` as `KEYWORD.clamp`, `-bm`
-//!   as `bump.bm`/`norm.bm`) go to `Material::properties` under their MTL keyword.
-//! - Text: UTF-8 (a BOM is skipped), UTF-16 LE/BE with BOM (converted), and names that are not
-//!   UTF-8 read as Windows-1252 (Latin-1 plus the printable 0x80–0x9F range), so `0xE6` is `æ`
-//!   and nothing fails. LF, CR LF and CR line ends, a missing final newline, `\` line
-//!   continuation, runs of blanks, `#` comments (also after statements), relative (negative)
-//!   indices, numbers in Assimp's `fast_atof` forms (`2.`, `1e+2`, `1,5`; trailing junk
-//!   such as `3.1+e2` reads 3.1).
+//!   rewrites texture paths so they open relative to the OBJ's folder, keeping the written
+//!   form in the material's properties ([`parse`] keeps paths exactly as the MTL writes them).
+//! - Assimp's scene shape: a root node named after the file, one child node per object (`o`)
+//!   or group change (`g`), meshes split per (object/group, material), Assimp's material list
+//!   (`DefaultMaterial` first), every face corner its own vertex, points (`p`) and lines (`l`)
+//!   kept as 1- and 2-index faces; one UV channel, vertex colours, normals when referenced.
+//! - MTL colours, shininess, opacity and texture maps into [`kiln_scene::Material`]; other MTL
+//!   values into `Material::properties` under their keyword.
+//! - Text in UTF-8, UTF-16 with a BOM (converted), names in Windows-1252 when not UTF-8;
+//!   numbers in Assimp's `fast_atof` forms.
+//! - Non-fatal findings as [`kiln_scene::Warning`]s with this crate's [`codes`].
 //!
-//! # Assimp behaviour kept on purpose
-//! The goal is Assimp's scene, so its rules are followed even where they surprise: statements
-//! are recognised by their first character (an indented statement is ignored, with a warning;
-//! `fo 1 2 3` is a face); `g` keeps trailing blanks in the name and every group change makes a
-//! new node; `o` of a known name switches back to that object; `usemtl` of an unknown name
-//! creates a default material of that name; an `mtllib` read switches the current mesh to each
-//! new material it defines; an empty `newmtl` names `DefaultMaterial`; `Kd 0.5` is
-//! `(0.5, 0, 0)`; `d` alone is opacity 0; colours of `v` lines pair with positions in their own
-//! order (Assimp 5.2 keeps a separate list); face tokens `+1`/`007` repeat the index; out-of
-//! range normal or UV indices drop that attribute for the whole mesh (warning); a mesh gets a
-//! colour channel when any vertex of the file has a colour (transparent black elsewhere, and on
-//! the duplicated inner vertices of lines); a missing library
-//! is retried as `<obj name minus 3 chars>mtl`; an indented first line of an MTL is ignored.
-//!
-//! # Where it departs from Assimp (and why)
-//! Each only affects files Assimp rejects, mangles or cannot read:
-//! - Errors instead of values: NaN/infinite coordinates (Assimp keeps them in `v`/`vn`, zeroes
-//!   them in `vt`) and numbers beyond `f32` are an error naming the line: the engine cannot use
-//!   them. A file without geometry is an error ([`ObjError::NoGeometry`]; Assimp returns an
-//!   empty scene or, for a 0-byte file, "too small"). NUL bytes are an error (binary data).
-//! - UTF-16 files are converted (Assimp 5.2 reads them as bytes and returns an empty scene);
-//!   a UTF-8 BOM is skipped (Assimp 5.2 loses the first line).
-//! - `v` with 5 or more than 6 numbers keeps x y z (and r g b) with a warning (Assimp drops
-//!   the vertex, shifting every later index); `.5` counts as a number (Assimp's component
-//!   count skips it and drops the vertex); `vt` with 1 or more than 3 numbers is accepted
-//!   (Assimp aborts). `#` ends a statement anywhere (Assimp aborts on `f 1 2 3 # c`).
-//! - A single-vertex `l`, a corner with more than three indices, a map before any `newmtl`,
-//!   unparsable MTL numbers, `aniso`: warned and skipped (Assimp crashes, aborts or reads
-//!   stale memory).
-//! - `primitive_types` reflects the faces actually present (Assimp flags a 1- or 2-corner `f`
-//!   as a triangle).
-//! - A library named twice is read once (re-selecting its last material, as re-reading does);
-//!   library names lose trailing blanks; library problems are warnings. A cube reflection map
-//!   yields only the faces that are set (Assimp adds empty paths for the others).
+//! # What it does not
+//! Triangulate, generate normals or UVs, or change axes (that is `kiln-process`); free-form
+//! geometry (`cstype` … `end`, skipped as Assimp skips it); smoothing (`s`) and merging (`mg`)
+//! groups are ignored. NaN/infinite or beyond-`f32` coordinates, vertex indices out of range,
+//! NUL bytes and files without geometry are errors, not repaired.
 //!
 //! # Invariants
-//! The scene satisfies `Scene::validate`; every mesh has at least one face except the
-//! point-cloud case; all coordinates are finite. Bad input never panics, never recurses and
-//! never allocates more than a constant times the input size: it returns an [`ObjError`]
-//! naming the file, the line and what was expected. Non-fatal findings are in
-//! `Scene::warnings` (at most 64, then a count).
-//!
-//! # Why hand-written instead of `tobj`
-//! tobj 4.0.5 fails on four corpus files this crate reads (UTF-16 BOM in `box_UTF16BE.obj`, a
-//! Latin-1 byte in a `usemtl` name in `regr01.obj`, an empty `newmtl` name in `empty_mat.obj`,
-//! a Latin-1 `.mtl` for `box_mat_with_spaces.obj`), fan-triangulates (wrong for concave
-//! faces), drops `p` points, turns `l` lines into polygons, and groups meshes differently from
-//! Assimp. Matching Assimp's scene needs Assimp's grouping and quirks, which is what this
-//! single-pass reader implements (no per-line allocation; numbers parsed in place with a
-//! correctly rounded fast path).
+//! - The scene satisfies [`Scene::validate`]; every mesh has at least one face except the
+//!   point-cloud case (vertices, no faces); all coordinates are finite.
+//! - Bad input never panics, never recurses and never allocates more than a constant times the
+//!   input size: it returns an [`ObjError`] naming the file, the line and what was expected.
+//! - At most 64 warnings, then one [`codes::WARNINGS_SUPPRESSED`] with the count of the rest;
+//!   a warning's message is the text the CLI prints, its code never changes meaning.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
 mod build;
+pub mod codes;
 mod mtl;
 mod number;
 mod obj;
@@ -98,6 +52,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 pub use kiln_scene::Scene;
+use kiln_scene::Warning;
 
 /// Why an OBJ file could not be imported.
 #[derive(Debug, thiserror::Error)]
@@ -107,22 +62,37 @@ pub enum ObjError {
     /// statement).
     #[error("{file}:{line}: {message}")]
     Syntax {
+        /// The file as named to [`parse`].
         file: String,
+        /// 1-based line number.
         line: u32,
+        /// What was found and what was expected.
         message: String,
     },
     /// The file holds no vertices or no faces (empty, only comments, binary data without
     /// statements…).
     #[error("{file}: no geometry: {detail}")]
-    NoGeometry { file: String, detail: String },
+    NoGeometry {
+        /// The file as named to [`parse`].
+        file: String,
+        /// What is missing (`no vertices and no faces`, …).
+        detail: String,
+    },
     /// The data is inconsistent in a way no single line shows.
     #[error("{file}: {message}")]
-    Invalid { file: String, message: String },
+    Invalid {
+        /// The file as named to [`parse`].
+        file: String,
+        /// What is inconsistent.
+        message: String,
+    },
     /// The OBJ file could not be read ([`load`] only; missing libraries are warnings).
     #[cfg(feature = "std")]
     #[error("cannot read {}: {source}", path.display())]
     Io {
+        /// The path given to [`load`].
         path: std::path::PathBuf,
+        /// The error of the read.
         #[source]
         source: std::io::Error,
     },
@@ -174,15 +144,21 @@ fn import(
     let (text, encoding) = text::to_utf8(obj);
     let mut parser = obj::Parser::new(name, mtl);
     if matches!(encoding, text::Encoding::Utf16Be | text::Encoding::Utf16Le) {
-        parser.warnings.push(alloc::format!(
-            "{name}: UTF-16 text converted to UTF-8 (Assimp 5.2 reads no geometry from it)"
+        parser.warnings.push(Warning::new(
+            codes::UTF16_CONVERTED,
+            alloc::format!(
+                "{name}: UTF-16 text converted to UTF-8 (Assimp 5.2 reads no geometry from it)"
+            ),
         ));
     }
     parser.run(&text)?;
     if parser.indented > 1 {
-        parser.warnings.push(alloc::format!(
-            "{name}: {} indented statements ignored in all",
-            parser.indented
+        parser.warnings.push(Warning::new(
+            codes::INDENTED_STATEMENT,
+            alloc::format!(
+                "{name}: {} indented statements ignored in all",
+                parser.indented
+            ),
         ));
     }
     let mut sources = Vec::new();

@@ -1,4 +1,6 @@
-//! The MTL reader: Assimp 5.2's `ObjFileMtlImporter` rules, applied to the shared [`Model`].
+//! The MTL reader: Assimp 5.2's `ObjFileMtlImporter` rules, applied to the OBJ reader's
+//! [`Materials`] (the OBJ reader owns the table and applies what a library changes to its
+//! meshes; this module knows nothing of them).
 //!
 //! Statements are recognised by their first one or two characters, as Assimp does (`Ka`, `Kd`,
 //! `Ks`, `Ke`, `Tf`, `Tr`, `d`, `Ns`, `Ni`, `ne`wmtl, `illum`, `Pr`, `Pm`, `Ps`, `Pc`, `Pcr`,
@@ -6,14 +8,21 @@
 //! number that does not parse, `aniso`, a map before any `newmtl`) the statement is skipped
 //! with a warning instead: the MTL is an auxiliary file and the geometry is still good.
 
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 
+use kiln_scene::Warning;
+
+use crate::codes;
 use crate::number::{c_atoi, parse_real};
-use crate::obj::Model;
 use crate::text::{
     Warnings, after_first_word, decode_name, first_word, is_line_end, trim_end, trim_start, words,
 };
+
+/// Name of Assimp's default material, always material 0.
+pub(crate) const DEFAULT_MATERIAL: &str = "DefaultMaterial";
 
 /// Texture slots of an OBJ material, in Assimp's `ObjFile::Material` terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +146,45 @@ impl ObjMaterial {
     }
 }
 
+/// Assimp's material list while an OBJ file and its libraries are read: [`DEFAULT_MATERIAL`]
+/// first, then every material in the order `usemtl` or `newmtl` first names it.
+#[derive(Debug)]
+pub(crate) struct Materials {
+    /// The materials, in creation order (the scene's material order).
+    pub list: Vec<ObjMaterial>,
+    /// Index in `list` of each name.
+    index: BTreeMap<String, usize>,
+    /// The material the last `usemtl` or `newmtl` selected.
+    pub current: Option<usize>,
+}
+
+impl Materials {
+    /// Only [`DEFAULT_MATERIAL`], none selected.
+    pub(crate) fn new() -> Self {
+        let mut index = BTreeMap::new();
+        index.insert(String::from(DEFAULT_MATERIAL), 0);
+        Materials {
+            list: alloc::vec![ObjMaterial::new(String::from(DEFAULT_MATERIAL))],
+            index,
+            current: None,
+        }
+    }
+
+    /// The index of the material named `name`, created with Assimp's defaults when there is
+    /// none; `true` when it was created.
+    pub(crate) fn find_or_add(&mut self, name: &str) -> (usize, bool) {
+        match self.index.get(name) {
+            Some(&i) => (i, false),
+            None => {
+                let i = self.list.len();
+                self.index.insert(String::from(name), i);
+                self.list.push(ObjMaterial::new(String::from(name)));
+                (i, true)
+            }
+        }
+    }
+}
+
 /// Texture statements by prefix (case-insensitive), in the order Assimp tests them.
 const TEXTURE_KEYWORDS: [(&[u8], Option<Slot>); 17] = [
     (b"map_Kd", Some(Slot::Diffuse)),
@@ -163,51 +211,80 @@ fn starts_ci(s: &[u8], p: &[u8]) -> bool {
     s.len() >= p.len() && s[..p.len()].eq_ignore_ascii_case(p)
 }
 
-fn finite(v: f64, word: &[u8]) -> Result<f32, String> {
+/// Why an MTL statement is skipped: the warning's code and what is wrong (the warning message
+/// adds the library, the line and "; statement ignored").
+struct Ignored {
+    code: &'static str,
+    message: String,
+}
+
+impl Ignored {
+    fn bad_number(message: String) -> Ignored {
+        Ignored {
+            code: codes::MTL_BAD_NUMBER,
+            message,
+        }
+    }
+}
+
+fn finite(v: f64, word: &[u8]) -> Result<f32, Ignored> {
     let f = v as f32;
     if f.is_finite() {
         Ok(f)
     } else {
-        Err(format!(
+        Err(Ignored::bad_number(format!(
             "number \"{}\" is not a finite 32-bit float",
             decode_name(word)
-        ))
+        )))
     }
 }
 
-fn number(word: &[u8]) -> Result<f32, String> {
+fn number(word: &[u8]) -> Result<f32, Ignored> {
     match parse_real(word) {
         Some(v) => finite(v, word),
-        None => Err(format!(
+        None => Err(Ignored::bad_number(format!(
             "expected a number, found \"{}\"",
             crate::text::excerpt(word)
-        )),
+        ))),
     }
 }
 
 /// Assimp `getFloatValue`: the next word, 0 when there is none.
-fn float_value(rest: &[u8]) -> Result<f32, String> {
+fn float_value(rest: &[u8]) -> Result<f32, Ignored> {
     words(rest).next().map_or(Ok(0.0), number)
 }
 
 /// Assimp's `Maybe` variant: unset when there is no word.
-fn maybe_float(rest: &[u8]) -> Result<Option<f32>, String> {
+fn maybe_float(rest: &[u8]) -> Result<Option<f32>, Ignored> {
     words(rest).next().map(number).transpose()
 }
 
 /// Assimp `getColorRGBA`: `r` alone gives `(r, 0, 0)` (Assimp's rule, not the MTL spec's
 /// grey); a missing `b` is 0.
-fn color(rest: &[u8]) -> Result<[f32; 3], String> {
+fn color(rest: &[u8]) -> Result<[f32; 3], Ignored> {
     let mut it = words(rest);
-    let r = number(it.next().ok_or_else(|| String::from("expected a colour"))?)?;
+    let r = number(
+        it.next()
+            .ok_or_else(|| Ignored::bad_number(String::from("expected a colour")))?,
+    )?;
     let g = it.next().map_or(Ok(0.0), number)?;
     let b = it.next().map_or(Ok(0.0), number)?;
     Ok([r, g, b])
 }
 
-/// Reads an MTL file into `model` (materials, current material, current mesh's material), as
-/// Assimp does at the `mtllib` statement. `lib` is the library name for messages.
-pub(crate) fn parse_mtl(model: &mut Model, data: &[u8], lib: &str, warnings: &mut Warnings) {
+/// Reads an MTL file into `materials` (new and changed materials, the current one), as Assimp
+/// does at the `mtllib` statement. `lib` is the library name for messages.
+///
+/// Returns the last material the library created (by a `newmtl` of a new name): Assimp gives
+/// each one in turn to the OBJ's current mesh, so that mesh ends with this one.
+#[must_use]
+pub(crate) fn parse_mtl(
+    materials: &mut Materials,
+    data: &[u8],
+    lib: &str,
+    warnings: &mut Warnings,
+) -> Option<usize> {
+    let mut created = None;
     let (text, _) = crate::text::to_utf8(data);
     let data: &[u8] = &text;
     let mut pos = 0;
@@ -223,12 +300,22 @@ pub(crate) fn parse_mtl(model: &mut Model, data: &[u8], lib: &str, warnings: &mu
         // ignored entirely (its `newmtl`, say, never happens).
         let ignored = pos == 0 && line.len() != raw.len();
         if ignored && !line.is_empty() {
-            warnings.push(format!(
-                "{lib}:1: indented first line ignored (as Assimp does)"
-            ));
+            warnings.push(
+                Warning::new(
+                    codes::MTL_INDENTED_FIRST_LINE,
+                    format!("{lib}:1: indented first line ignored (as Assimp does)"),
+                )
+                .at(format!("{lib}:1")),
+            );
         } else if !line.is_empty() {
-            if let Err(msg) = statement(model, line, lib) {
-                warnings.push(format!("{lib}:{line_no}: {msg}; statement ignored"));
+            if let Err(Ignored { code, message }) = statement(materials, &mut created, line, lib) {
+                warnings.push(
+                    Warning::new(
+                        code,
+                        format!("{lib}:{line_no}: {message}; statement ignored"),
+                    )
+                    .at(format!("{lib}:{line_no}")),
+                );
             }
         }
         pos = end;
@@ -241,15 +328,22 @@ pub(crate) fn parse_mtl(model: &mut Model, data: &[u8], lib: &str, warnings: &mu
             line_no = line_no.saturating_add(1);
         }
     }
+    created
 }
 
-fn statement(model: &mut Model, l: &[u8], lib: &str) -> Result<(), String> {
+/// One statement; `created` receives the index of a material a `newmtl` creates.
+fn statement(
+    materials: &mut Materials,
+    created: &mut Option<usize>,
+    l: &[u8],
+    lib: &str,
+) -> Result<(), Ignored> {
     let c1 = l.get(1).copied().unwrap_or(0);
-    let cur = model.current_material;
+    let cur = materials.current;
     macro_rules! with_mat {
         (|$m:ident| $body:expr) => {
             if let Some(i) = cur {
-                let $m = &mut model.materials[i];
+                let $m = &mut materials.list[i];
                 $body;
             }
         };
@@ -278,7 +372,7 @@ fn statement(model: &mut Model, l: &[u8], lib: &str) -> Result<(), String> {
         }
         b'd' => {
             if l.get(1..4) == Some(b"isp") {
-                texture(model, l, lib)?;
+                texture(materials, l, lib)?;
             } else {
                 with_mat!(|m| m.alpha = float_value(&l[1..])?);
             }
@@ -288,8 +382,8 @@ fn statement(model: &mut Model, l: &[u8], lib: &str) -> Result<(), String> {
             match c1 {
                 b's' => with_mat!(|m| m.shininess = float_value(rest)?),
                 b'i' => with_mat!(|m| m.ior = float_value(rest)?),
-                b'e' => new_material(model, rest, lib),
-                b'o' => texture(model, l, lib)?,
+                b'e' => new_material(materials, created, rest, lib),
+                b'o' => texture(materials, l, lib)?,
                 _ => {}
             }
         }
@@ -306,7 +400,7 @@ fn statement(model: &mut Model, l: &[u8], lib: &str) -> Result<(), String> {
             }
             _ => {}
         },
-        b'm' | b'b' | b'r' => texture(model, l, lib)?,
+        b'm' | b'b' | b'r' => texture(materials, l, lib)?,
         b'i' => {
             let word = first_word(after_first_word(l));
             with_mat!(|m| m.illum = c_atoi(word));
@@ -327,47 +421,45 @@ fn statement(model: &mut Model, l: &[u8], lib: &str) -> Result<(), String> {
 }
 
 /// `newmtl`: `rest` follows the `ne` of the keyword (Assimp does not check the rest of it).
-fn new_material(model: &mut Model, rest: &[u8], lib: &str) {
+fn new_material(materials: &mut Materials, created: &mut Option<usize>, rest: &[u8], lib: &str) {
     let name: &[u8] = match words(rest).count() {
         // `newmtl` with no name: Assimp names it after its default material, which then
         // receives the properties that follow.
-        1 => b"DefaultMaterial",
+        1 => DEFAULT_MATERIAL.as_bytes(),
         _ => match rest.iter().position(|&b| crate::text::is_blank(b)) {
             Some(ws) => trim_end(trim_start(&rest[ws..])),
             None => b"",
         },
     };
     let name = decode_name(name);
-    let index = match model.material_index.get(&name) {
-        Some(&i) => i,
-        None => {
-            let i = model.materials.len();
-            model.material_index.insert(name.clone(), i);
-            model.materials.push(ObjMaterial::new(name));
-            if let Some(mesh) = model.current_mesh {
-                model.meshes[mesh].material = Some(i);
-            }
-            i
-        }
-    };
-    model.materials[index].library = Some(String::from(lib));
-    model.current_material = Some(index);
+    let (index, new) = materials.find_or_add(&name);
+    if new {
+        *created = Some(index);
+    }
+    materials.list[index].library = Some(String::from(lib));
+    materials.current = Some(index);
 }
 
-fn texture(model: &mut Model, l: &[u8], lib: &str) -> Result<(), String> {
-    let Some(cur) = model.current_material else {
+fn texture(materials: &mut Materials, l: &[u8], lib: &str) -> Result<(), Ignored> {
+    let Some(cur) = materials.current else {
         // Assimp dereferences its null current material here; nothing to attach it to.
-        return Err(format!(
-            "texture statement \"{}\" before any newmtl in {lib}",
-            crate::text::excerpt(first_word(l))
-        ));
+        return Err(Ignored {
+            code: codes::MTL_TEXTURE_WITHOUT_MATERIAL,
+            message: format!(
+                "texture statement \"{}\" before any newmtl in {lib}",
+                crate::text::excerpt(first_word(l))
+            ),
+        });
     };
     let Some(&(_, slot)) = TEXTURE_KEYWORDS.iter().find(|(k, _)| starts_ci(l, k)) else {
         if starts_ci(l, b"map_") {
-            return Err(format!(
-                "unknown texture type \"{}\"",
-                crate::text::excerpt(first_word(l))
-            ));
+            return Err(Ignored {
+                code: codes::MTL_UNKNOWN_TEXTURE_TYPE,
+                message: format!(
+                    "unknown texture type \"{}\"",
+                    crate::text::excerpt(first_word(l))
+                ),
+            });
         }
         return Ok(());
     };
@@ -396,7 +488,7 @@ fn texture(model: &mut Model, l: &[u8], lib: &str) -> Result<(), String> {
             2
         } else if starts_ci(rest, b"-bm") {
             let v = number(value)?;
-            model.materials[cur].bump_multiplier = v;
+            materials.list[cur].bump_multiplier = v;
             2
         } else if [
             &b"-blendu"[..],
@@ -423,7 +515,7 @@ fn texture(model: &mut Model, l: &[u8], lib: &str) -> Result<(), String> {
             rest = after_first_word(rest);
         }
     }
-    let m = &mut model.materials[cur];
+    let m = &mut materials.list[cur];
     m.clamp[slot.index()] = clamp;
     // The rest of the line, trailing blanks included, as Assimp keeps it (`load` trims).
     m.textures[slot.index()] = if rest.is_empty() {

@@ -6,10 +6,11 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use kiln_scene::Vec3;
+use kiln_scene::{Vec3, Warning};
 
 use crate::ObjError;
-use crate::mtl::ObjMaterial;
+use crate::codes;
+use crate::mtl::{Materials, parse_mtl};
 use crate::number::{assimp_index_step, c_strtol_len, looks_numeric, parse_real};
 use crate::text::{
     Warnings, after_first_word, decode_name, excerpt, first_word, is_blank, is_line_end, trim_end,
@@ -21,8 +22,6 @@ pub(crate) const INVALID: u32 = u32::MAX;
 
 /// Name Assimp gives the object (and mesh) that collects faces before any `o`/`g`.
 const DEFAULT_OBJECT: &str = "defaultobject";
-/// Name of Assimp's default material, always material 0.
-pub(crate) const DEFAULT_MATERIAL: &str = "DefaultMaterial";
 
 /// Kind of an OBJ face statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,11 +79,10 @@ pub(crate) struct Model {
     /// First object of each name (what Assimp's `o` searches).
     object_index: BTreeMap<String, usize>,
     pub meshes: Vec<ObjMesh>,
-    pub materials: Vec<ObjMaterial>,
-    pub material_index: BTreeMap<String, usize>,
+    /// Assimp's material list (`DefaultMaterial` first) and the current material.
+    pub materials: Materials,
     pub current_object: Option<usize>,
     pub current_mesh: Option<usize>,
-    pub current_material: Option<usize>,
     active_group: String,
     /// Material libraries already read: the material their last `newmtl` selected.
     libraries: BTreeMap<String, Option<usize>>,
@@ -92,8 +90,6 @@ pub(crate) struct Model {
 
 impl Model {
     fn new() -> Self {
-        let mut material_index = BTreeMap::new();
-        material_index.insert(String::from(DEFAULT_MATERIAL), 0);
         Model {
             positions: Vec::new(),
             colors: Vec::new(),
@@ -103,11 +99,9 @@ impl Model {
             objects: Vec::new(),
             object_index: BTreeMap::new(),
             meshes: Vec::new(),
-            materials: alloc::vec![ObjMaterial::new(String::from(DEFAULT_MATERIAL))],
-            material_index,
+            materials: Materials::new(),
             current_object: None,
             current_mesh: None,
-            current_material: None,
             active_group: String::new(),
             libraries: BTreeMap::new(),
         }
@@ -122,7 +116,7 @@ impl Model {
         });
         self.current_object = Some(id);
         self.create_mesh(name);
-        if let Some(mat) = self.current_material {
+        if let Some(mat) = self.materials.current {
             let mesh = self
                 .current_mesh
                 .expect("create_mesh sets the current mesh");
@@ -197,8 +191,10 @@ impl<'a, 'b> Parser<'a, 'b> {
         }
     }
 
-    fn warn(&mut self, line: u32, message: &str) {
-        let w = format!("{}:{line}: {message}", self.file);
+    /// Records a warning about line `line` of the OBJ file, located at `FILE:LINE`.
+    fn warn(&mut self, code: &'static str, line: u32, message: &str) {
+        let w = Warning::new(code, format!("{}:{line}: {message}", self.file))
+            .at(format!("{}:{line}", self.file));
         self.warnings.push(w);
     }
 
@@ -308,7 +304,7 @@ impl<'a, 'b> Parser<'a, 'b> {
                 ) {
                     self.indented += 1;
                     if self.indented == 1 {
-                        self.warn(no, "indented statement ignored (Assimp 5.2 ignores statements that do not start the line)");
+                        self.warn(codes::INDENTED_STATEMENT, no, "indented statement ignored (Assimp 5.2 ignores statements that do not start the line)");
                     }
                 }
             }
@@ -384,7 +380,11 @@ impl<'a, 'b> Parser<'a, 'b> {
                 let [x, y, z] = self.numbers::<3>(ws, no, "v")?;
                 self.model.positions.push(Vec3::new(x, y, z));
                 if count == 5 {
-                    self.warn(no, "v with 5 numbers: the last two are ignored");
+                    self.warn(
+                        codes::EXTRA_NUMBERS,
+                        no,
+                        "v with 5 numbers: the last two are ignored",
+                    );
                 }
             }
             4 => {
@@ -399,7 +399,11 @@ impl<'a, 'b> Parser<'a, 'b> {
                 self.model.positions.push(Vec3::new(x, y, z));
                 self.model.colors.push(Vec3::new(r, g, b));
                 if count > 6 {
-                    self.warn(no, "v with more than 6 numbers: the extra ones are ignored");
+                    self.warn(
+                        codes::EXTRA_NUMBERS,
+                        no,
+                        "v with more than 6 numbers: the extra ones are ignored",
+                    );
                 }
             }
         }
@@ -424,6 +428,7 @@ impl<'a, 'b> Parser<'a, 'b> {
                 let [u, v, w] = self.numbers::<3>(ws, no, "vt")?;
                 if count > 3 {
                     self.warn(
+                        codes::EXTRA_NUMBERS,
                         no,
                         "vt with more than 3 numbers: the extra ones are ignored",
                     );
@@ -501,6 +506,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             let value = wide as i32;
             if slot > 2 {
                 self.warn(
+                    codes::EXTRA_CORNER_INDICES,
                     no,
                     "face corner with more than 3 indices: rest of the face ignored",
                 );
@@ -540,11 +546,12 @@ impl<'a, 'b> Parser<'a, 'b> {
         }
 
         if self.sv.is_empty() {
-            self.warn(no, "face without vertices ignored");
+            self.warn(codes::EMPTY_FACE, no, "face without vertices ignored");
             return Ok(());
         }
         if kind == Kind::Line && self.sv.len() == 1 {
             self.warn(
+                codes::SINGLE_VERTEX_LINE,
                 no,
                 "line with a single vertex ignored (Assimp 5.2 fails on it)",
             );
@@ -580,23 +587,15 @@ impl<'a, 'b> Parser<'a, 'b> {
         }
         let name = decode_name(raw);
         let m = &mut self.model;
-        if let Some(cur) = m.current_material {
-            if m.materials[cur].name == name {
+        if let Some(cur) = m.materials.current {
+            if m.materials.list[cur].name == name {
                 return;
             }
         }
-        let index = match m.material_index.get(&name) {
-            Some(&i) => i,
-            None => {
-                // Unknown material (missing or incomplete library): Assimp creates it with
-                // default values so that the name survives.
-                let i = m.materials.len();
-                m.material_index.insert(name.clone(), i);
-                m.materials.push(ObjMaterial::new(name.clone()));
-                i
-            }
-        };
-        m.current_material = Some(index);
+        // An unknown material (missing or incomplete library) is created with default values,
+        // as Assimp does, so that the name survives.
+        let (index, _) = m.materials.find_or_add(&name);
+        m.materials.current = Some(index);
         if m.needs_new_mesh(index) {
             m.create_mesh(name);
         }
@@ -610,7 +609,7 @@ impl<'a, 'b> Parser<'a, 'b> {
     fn mtllib(&mut self, rest: &[u8], no: u32) {
         let raw = trim_end(rest);
         if raw.is_empty() {
-            self.warn(no, "mtllib without a file name");
+            self.warn(codes::MTLLIB_WITHOUT_NAME, no, "mtllib without a file name");
             return;
         }
         let name = decode_name(raw);
@@ -625,7 +624,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             let fallback = fallback_mtl_name(self.file);
             if let Some(&last) = self.model.libraries.get(&fallback) {
                 // Already read (as itself or as an earlier fallback).
-                self.warn(no, &format!("material library \"{name}\" not found; using \"{fallback}\" (as Assimp does)"));
+                self.warn(codes::MTLLIB_FALLBACK, no, &format!("material library \"{name}\" not found; using \"{fallback}\" (as Assimp does)"));
                 self.reselect(last);
                 self.model.libraries.insert(name, last);
                 return;
@@ -634,6 +633,7 @@ impl<'a, 'b> Parser<'a, 'b> {
                 data = (self.mtl)(&fallback);
                 if data.is_some() {
                     self.warn(
+                        codes::MTLLIB_FALLBACK,
                         no,
                         &format!("material library \"{name}\" not found; read \"{fallback}\" instead (as Assimp does)"),
                     );
@@ -643,11 +643,17 @@ impl<'a, 'b> Parser<'a, 'b> {
         }
         let last = match data {
             Some(bytes) => {
-                crate::mtl::parse_mtl(&mut self.model, &bytes, &used, &mut self.warnings);
-                self.model.current_material
+                let m = &mut self.model;
+                let created = parse_mtl(&mut m.materials, &bytes, &used, &mut self.warnings);
+                // Assimp gives each material a library creates to the current mesh in turn.
+                if let (Some(mat), Some(mesh)) = (created, m.current_mesh) {
+                    m.meshes[mesh].material = Some(mat);
+                }
+                m.materials.current
             }
             None => {
                 self.warn(
+                    codes::MTLLIB_MISSING,
                     no,
                     &format!(
                         "material library \"{name}\" not found; its materials get default values"
@@ -665,7 +671,7 @@ impl<'a, 'b> Parser<'a, 'b> {
     /// What reading a library again does: its last `newmtl` becomes the current material.
     fn reselect(&mut self, last: Option<usize>) {
         if let Some(l) = last {
-            self.model.current_material = Some(l);
+            self.model.materials.current = Some(l);
         }
     }
 

@@ -6,7 +6,20 @@ use alloc::vec::Vec;
 
 use kiln_scene::{PrimitiveTypes, PropertyValue, Scene, TextureKind, Vec3, Vec4};
 
-use crate::{ObjError, parse};
+use crate::{ObjError, codes, parse};
+
+/// Whether `s` has a warning with `code` whose message contains `text`.
+fn warned(s: &Scene, code: &str, text: &str) -> bool {
+    s.warnings
+        .iter()
+        .any(|w| w.code == code && w.message.contains(text))
+}
+
+/// All warning messages, one a line (for assertion messages).
+fn messages(s: &Scene) -> String {
+    let m: Vec<&str> = s.warnings.iter().map(|w| w.message.as_str()).collect();
+    m.join("\n")
+}
 
 fn no_mtl(_: &str) -> Option<Vec<u8>> {
     None
@@ -88,20 +101,28 @@ fn points_and_lines_are_kept_with_a_warning() {
         m.primitive_types,
         PrimitiveTypes(PrimitiveTypes::POINT | PrimitiveTypes::LINE)
     );
-    let w = s.warnings.join("\n");
-    assert!(w.contains("2 points (p) kept"), "{w}");
-    assert!(w.contains("2 line segments (l) kept"), "{w}");
+    let w = messages(&s);
+    assert!(warned(&s, codes::POINTS_KEPT, "2 points (p) kept"), "{w}");
+    assert!(
+        warned(&s, codes::LINES_KEPT, "2 line segments (l) kept"),
+        "{w}"
+    );
 }
 
 #[test]
 fn single_vertex_line_is_skipped_with_warning() {
     let s = obj(&(String::from(QUAD) + "l 1\nf 1 2 3\n"));
     assert_eq!(s.meshes[0].face_sizes, vec![3]);
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w.contains("t.obj:5: line with a single vertex"))
-    );
+    assert!(warned(
+        &s,
+        codes::SINGLE_VERTEX_LINE,
+        "t.obj:5: line with a single vertex"
+    ));
+    let w = s
+        .warnings
+        .iter()
+        .find(|w| w.code == codes::SINGLE_VERTEX_LINE);
+    assert_eq!(w.and_then(|w| w.location.as_deref()), Some("t.obj:5"));
 }
 
 #[test]
@@ -119,7 +140,7 @@ fn vertices_without_faces_make_a_point_cloud() {
     assert_eq!(s.materials.len(), 1);
     assert_eq!(s.materials[0].name, "DefaultMaterial");
     assert_eq!(s.materials[0].ambient, None);
-    assert!(s.warnings.iter().any(|w| w.contains("point-cloud")));
+    assert!(warned(&s, codes::POINT_CLOUD, "point-cloud"));
 }
 
 #[test]
@@ -160,7 +181,7 @@ fn encodings_utf16_bom_latin1_crlf_cr() {
         let s = parse(&bytes, "t.obj", &mut no_mtl).unwrap();
         assert_eq!(s.meshes, reference.meshes);
         assert_eq!(s.nodes, reference.nodes);
-        assert!(s.warnings.iter().any(|w| w.contains("UTF-16")));
+        assert!(warned(&s, codes::UTF16_CONVERTED, "UTF-16"));
     }
     let mut bom = b"\xEF\xBB\xBF".to_vec();
     bom.extend(text.as_bytes());
@@ -213,21 +234,9 @@ fn extra_components() {
     assert_eq!(m.positions[2], Vec3::new(0.0, 3.0, 0.0));
     assert_eq!(m.uv_channels[0].components, 3);
     assert_eq!(m.uv_channels[0].coords[1], Vec3::new(0.1, 0.2, 0.3));
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w.contains(":3: v with 5 numbers"))
-    );
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w.contains(":4: v with more than 6"))
-    );
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w.contains(":6: vt with more than 3"))
-    );
+    assert!(warned(&s, codes::EXTRA_NUMBERS, ":3: v with 5 numbers"));
+    assert!(warned(&s, codes::EXTRA_NUMBERS, ":4: v with more than 6"));
+    assert!(warned(&s, codes::EXTRA_NUMBERS, ":6: vt with more than 3"));
 }
 
 #[test]
@@ -241,16 +250,16 @@ fn indented_statements_are_ignored_like_assimp() {
     let s = obj("v 0 0 0\nv 1 0 0\n  v 9 9 9\nv 0 1 0\n\tf 1 1 1\nf 1 2 3\n  f 3 2 1\n");
     assert_eq!(s.meshes[0].positions[2], Vec3::new(0.0, 1.0, 0.0));
     assert_eq!(s.meshes[0].face_count(), 1);
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w.contains("t.obj:3: indented statement ignored"))
-    );
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w.contains("3 indented statements"))
-    );
+    assert!(warned(
+        &s,
+        codes::INDENTED_STATEMENT,
+        "t.obj:3: indented statement ignored"
+    ));
+    assert!(warned(
+        &s,
+        codes::INDENTED_STATEMENT,
+        "3 indented statements"
+    ));
 }
 
 #[test]
@@ -285,10 +294,12 @@ fn out_of_range_normals_and_uvs_are_dropped_for_the_mesh() {
     let s = obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nvt 0 0\nf 1/1/1 2/1/1 3/5/4\n");
     assert!(s.meshes[0].normals.is_empty());
     assert!(s.meshes[0].uv_channels.is_empty());
+    assert!(warned(&s, codes::NORMALS_DROPPED, "out of range"));
+    assert!(warned(&s, codes::UVS_DROPPED, "out of range"));
     assert_eq!(
         s.warnings
             .iter()
-            .filter(|w| w.contains("out of range"))
+            .filter(|w| w.message.contains("out of range"))
             .count(),
         2
     );
@@ -392,14 +403,41 @@ fn mtl_problems_are_warnings() {
     let m = &s.materials[1];
     assert_eq!(m.ambient, Some(Vec3::ONE));
     assert_eq!(m.specular, Some(Vec3::new(0.1, 0.2, 0.0)));
-    let w = s.warnings.join("\n");
-    assert!(w.contains("a.mtl:1: texture statement"), "{w}");
-    assert!(w.contains("a.mtl:3: expected a number, found \"x\""), "{w}");
-    assert!(w.contains("a.mtl:5: number \"nan\" is not a finite"), "{w}");
+    let w = messages(&s);
     assert!(
-        w.contains("a.mtl:6: unknown texture type \"map_Xy\""),
+        warned(
+            &s,
+            codes::MTL_TEXTURE_WITHOUT_MATERIAL,
+            "a.mtl:1: texture statement"
+        ),
         "{w}"
     );
+    assert!(
+        warned(
+            &s,
+            codes::MTL_BAD_NUMBER,
+            "a.mtl:3: expected a number, found \"x\""
+        ),
+        "{w}"
+    );
+    assert!(
+        warned(
+            &s,
+            codes::MTL_BAD_NUMBER,
+            "a.mtl:5: number \"nan\" is not a finite"
+        ),
+        "{w}"
+    );
+    assert!(
+        warned(
+            &s,
+            codes::MTL_UNKNOWN_TEXTURE_TYPE,
+            "a.mtl:6: unknown texture type \"map_Xy\""
+        ),
+        "{w}"
+    );
+    let w = s.warnings.iter().find(|w| w.code == codes::MTL_BAD_NUMBER);
+    assert_eq!(w.and_then(|w| w.location.as_deref()), Some("a.mtl:3"));
     assert!(
         matches!(m.properties.iter().find(|(k, _)| k == "aniso"), Some((_, PropertyValue::Float(v))) if *v == 0.5)
     );
@@ -409,11 +447,11 @@ fn mtl_problems_are_warnings() {
 fn missing_library_is_a_warning_and_usemtl_names_survive() {
     let s = obj(&(String::from(QUAD) + "mtllib gone.mtl\nusemtl Steel\nf 1 2 3\n"));
     assert_eq!(s.materials[s.meshes[0].material].name, "Steel");
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w.contains("t.obj:5: material library \"gone.mtl\" not found"))
-    );
+    assert!(warned(
+        &s,
+        codes::MTLLIB_MISSING,
+        "t.obj:5: material library \"gone.mtl\" not found"
+    ));
 }
 
 #[test]
@@ -431,11 +469,7 @@ fn missing_library_falls_back_to_the_obj_name() {
     .unwrap();
     assert_eq!(asked, ["other.mtl", "t.mtl"]);
     assert_eq!(s.materials[s.meshes[0].material].diffuse, Some(Vec3::Z));
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w.contains("read \"t.mtl\" instead"))
-    );
+    assert!(warned(&s, codes::MTLLIB_FALLBACK, "read \"t.mtl\" instead"));
 }
 
 #[test]
@@ -465,12 +499,10 @@ fn warnings_are_bounded() {
     text.push_str("f 1 2 3\n");
     let s = obj(&text);
     assert!(s.warnings.len() <= 65);
-    assert!(
-        s.warnings
-            .last()
-            .unwrap()
-            .contains("more warnings not shown")
-    );
+    let last = s.warnings.last().unwrap();
+    assert_eq!(last.code, codes::WARNINGS_SUPPRESSED);
+    assert!(last.message.contains("more warnings not shown"));
+    assert!(s.warnings[..64].iter().all(|w| w.code == codes::EMPTY_FACE));
 }
 
 #[test]

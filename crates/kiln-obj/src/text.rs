@@ -4,6 +4,10 @@ use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use kiln_scene::Warning;
+
+use crate::codes;
+
 /// What [`to_utf8`] did to the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Encoding {
@@ -133,14 +137,14 @@ pub(crate) fn excerpt(bytes: &[u8]) -> String {
 /// warning list grow without bound.
 #[derive(Debug, Default)]
 pub(crate) struct Warnings {
-    pub list: Vec<String>,
+    pub list: Vec<Warning>,
     pub suppressed: usize,
 }
 
 impl Warnings {
     const MAX: usize = 64;
 
-    pub fn push(&mut self, w: String) {
+    pub fn push(&mut self, w: Warning) {
         if self.list.len() < Self::MAX {
             self.list.push(w);
         } else {
@@ -148,11 +152,11 @@ impl Warnings {
         }
     }
 
-    pub fn finish(mut self) -> Vec<String> {
+    pub fn finish(mut self) -> Vec<Warning> {
         if self.suppressed > 0 {
-            self.list.push(alloc::format!(
-                "{} more warnings not shown",
-                self.suppressed
+            self.list.push(Warning::new(
+                codes::WARNINGS_SUPPRESSED,
+                alloc::format!("{} more warnings not shown", self.suppressed),
             ));
         }
         self.list

@@ -6,11 +6,10 @@
 
 #![cfg(feature = "std")]
 
-mod support;
-
 use std::path::Path;
 
-use support::{MODELS, assimp_raw, compare, corpus_files, raw_import, require_corpus};
+use kiln_testkit::corpus::{self, ROOT as MODELS};
+use kiln_testkit::obj::{assimp_raw, compare, raw_import};
 
 /// What Assimp's raw import of a corpus file is expected to be relative to ours.
 enum Expect {
@@ -34,9 +33,9 @@ fn expectation(rel: &str) -> Expect {
 
 #[test]
 fn corpus_matches_assimp_raw_import() {
-    require_corpus();
+    kiln_testkit::assimp::require();
     let tmp = tempfile::tempdir().expect("temporary folder");
-    let files = corpus_files();
+    let files = corpus::obj_files();
     assert!(
         files.len() >= 25,
         "expected the 25 corpus OBJ files, found {}: {files:?}",
@@ -130,8 +129,8 @@ fn corpus_matches_assimp_raw_import() {
 
 #[test]
 fn load_rewrites_only_texture_paths() {
-    require_corpus();
-    for path in corpus_files() {
+    kiln_testkit::assimp::require();
+    for path in corpus::obj_files() {
         let (Ok(raw), Ok(loaded)) = (raw_import(&path), kiln_obj::load(&path)) else {
             continue;
         };

@@ -3,9 +3,8 @@
 //!
 //! Needs the Debian package `assimp-utils`; fails, saying so, when it is missing.
 
-mod support;
-
-use support::{assimp_raw, compare, raw_import, require_corpus};
+use kiln_testkit::assimp;
+use kiln_testkit::obj::{assimp_raw, compare, raw_import};
 
 /// (file stem, OBJ text, optional (MTL file name, MTL text)).
 type Case = (
@@ -205,7 +204,7 @@ const CASES: &[Case] = &[
 
 #[test]
 fn small_files_match_assimp_raw_import() {
-    require_corpus();
+    assimp::require();
     let tmp = tempfile::tempdir().expect("temporary folder");
     let mut failures = Vec::new();
     for &(stem, obj, mtl) in CASES {
@@ -373,7 +372,7 @@ fn random_obj(rng: &mut Rng) -> String {
 /// reads it, so must we. `KILN_OBJ_RANDOM_FILES=N` runs more.
 #[test]
 fn random_files_match_assimp_raw_import() {
-    require_corpus();
+    assimp::require();
     let count: u64 = std::env::var("KILN_OBJ_RANDOM_FILES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -501,7 +500,7 @@ fn random_mtl(rng: &mut Rng) -> (String, Vec<String>) {
 /// Random material libraries used by a fixed OBJ: materials must be equal.
 #[test]
 fn random_materials_match_assimp_raw_import() {
-    require_corpus();
+    assimp::require();
     let count: u64 = std::env::var("KILN_OBJ_RANDOM_FILES")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -212,7 +212,10 @@ fn missing_library_is_a_warning() {
     assert!(
         s.warnings
             .iter()
-            .any(|w| w.contains("t.obj:1: material library \"nope.mtl\" not found")),
+            .any(|w| w.code == kiln_obj::codes::MTLLIB_MISSING
+                && w.location.as_deref() == Some("t.obj:1")
+                && w.message
+                    .contains("t.obj:1: material library \"nope.mtl\" not found")),
         "{:?}",
         s.warnings
     );

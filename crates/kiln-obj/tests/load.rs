@@ -59,7 +59,10 @@ fn load_resolves_libraries_and_texture_paths() {
         scene
             .warnings
             .iter()
-            .any(|w| w.contains("model.obj:2: material library \"absent.mtl\" not found")),
+            .any(|w| w.code == kiln_obj::codes::MTLLIB_MISSING
+                && w.location.as_deref() == Some("model.obj:2")
+                && w.message
+                    .contains("model.obj:2: material library \"absent.mtl\" not found")),
         "{:?}",
         scene.warnings
     );

@@ -22,20 +22,21 @@
 //! of shared vertices overwritten), the quirk is reproduced and documented, not fixed.
 //!
 //! Invariants: the steps never panic on scene content. Steps that index vertex arrays
-//! (everything but the handedness steps) first check every mesh — per-vertex arrays as long as
-//! the positions, face sizes summing to the index count, indices below the vertex count, at most
-//! 8 UV and colour channels — and, for [`pre_transform_vertices`], the node tree (no cycles,
-//! children and mesh references in range); on failure they return a [`ProcessError`] and leave
-//! the scene unchanged. NaN and infinite coordinates propagate as in Assimp. A valid scene (in
-//! the sense of [`Scene::validate`]) stays valid. Node trees are walked iteratively (no recursion
-//! depth to exhaust), hot loops use flat arrays and per-mesh scratch buffers, and tangent
-//! smoothing finds coincident vertices with a grid (O(n log n)), not Assimp's quadratic search.
+//! (everything but the handedness steps) first check every mesh with kiln-scene's validator
+//! ([`kiln_scene::Mesh::validate_geometry`]: per-vertex arrays as long as the positions, face
+//! sizes summing to the index count, indices below the vertex count, at most 8 UV and colour
+//! channels) and, for [`pre_transform_vertices`], the node tree (no cycles, children and mesh
+//! references in range); on failure they return a [`ProcessError`] and leave the scene
+//! unchanged. NaN and infinite coordinates propagate as in Assimp (a warning, [`codes`], when
+//! they stop tangent smoothing). A valid scene (in the sense of [`Scene::validate`]) stays
+//! valid. Node trees are walked iteratively, hot loops use flat arrays and per-mesh scratch
+//! buffers, and tangent smoothing finds coincident vertices with a grid (O(n log n)), not
+//! Assimp's quadratic search.
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod check;
 mod handedness;
-mod math;
 mod normals;
 mod pretransform;
 mod spatial;
@@ -45,8 +46,17 @@ mod uvgen;
 
 use core::fmt;
 use core::ops::BitOr;
-use kiln_scene::Scene;
+use kiln_scene::{MeshError, Scene};
 
+/// The [`kiln_scene::Warning::code`]s the steps give (stable; the message may be reworded).
+pub mod codes {
+    /// CalcTangentSpace found a mesh whose position epsilon is not finite (non-finite or
+    /// overflowing coordinates), so that mesh's tangents were not smoothed across coincident
+    /// vertices (each vertex keeps its own, normalised).
+    pub const TANGENTS_NOT_SMOOTHED: &str = "process.tangents-not-smoothed";
+}
+
+pub use check::NodeTreeError;
 pub use handedness::{convert_to_left_handed, flip_uvs, flip_winding_order, make_left_handed};
 pub use normals::gen_normals;
 pub use pretransform::pre_transform_vertices;
@@ -136,21 +146,30 @@ impl BitOr for Steps {
     }
 }
 
-/// Why a step refused a scene. The scene is unchanged when a step returns one.
+/// Why a step refused a scene. The scene is unchanged when a step returns one (except
+/// [`ProcessError::NoOutputMeshes`] from [`process`], see there).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ProcessError {
-    /// A mesh breaks what the steps index by (see the crate invariants).
+    /// A mesh breaks what the steps index by ([`kiln_scene::Mesh::validate_geometry`]).
     MalformedMesh {
         /// Index of the mesh in [`Scene::meshes`].
         mesh: usize,
-        /// What is wrong.
-        reason: String,
+        /// The first rule it breaks.
+        error: MeshError,
     },
     /// The node tree cannot be walked (cycle, shared child, index out of range, no root).
     MalformedNodes {
         /// What is wrong.
-        reason: String,
+        error: NodeTreeError,
+    },
+    /// PreTransformVertices would merge more vertices into one mesh than 32-bit indices can
+    /// address.
+    MergedMeshTooLarge {
+        /// Index the merged mesh would have in the output [`Scene::meshes`].
+        mesh: usize,
+        /// Its vertex count (above `u32::MAX`).
+        vertices: usize,
     },
     /// PreTransformVertices found no mesh with faces referenced by a node (Assimp: "No output
     /// meshes: all meshes are orphaned and are not referenced by any nodes", a failed import).
@@ -160,8 +179,11 @@ pub enum ProcessError {
 impl fmt::Display for ProcessError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProcessError::MalformedMesh { mesh, reason } => write!(f, "mesh {mesh}: {reason}"),
-            ProcessError::MalformedNodes { reason } => write!(f, "node tree: {reason}"),
+            ProcessError::MalformedMesh { mesh, error } => write!(f, "mesh {mesh}: {error}"),
+            ProcessError::MalformedNodes { error } => write!(f, "node tree: {error}"),
+            ProcessError::MergedMeshTooLarge { mesh, vertices } => {
+                write!(f, "mesh {mesh}: merged mesh would have {vertices} vertices")
+            }
             ProcessError::NoOutputMeshes => f.write_str(
                 "pre_transform_vertices: no output meshes (no node references a mesh with faces)",
             ),
@@ -293,7 +315,51 @@ mod tests {
         s.meshes.push(m);
         let before = s.clone();
         let e = process(&mut s, Steps::ORIGINAL_TOOL).unwrap_err();
-        assert!(e.to_string().contains("index 5"), "{e}");
+        assert_eq!(
+            e,
+            ProcessError::MalformedMesh {
+                mesh: 0,
+                error: MeshError::IndexOutOfRange {
+                    position: 2,
+                    index: 5,
+                    vertices: 3
+                }
+            }
+        );
+        assert_eq!(e.to_string(), "mesh 0: index 5 (at 2) past 3 vertices");
         assert_eq!(s, before);
+    }
+
+    #[test]
+    fn node_tree_errors_are_typed_and_keep_their_text() {
+        let mut s = Scene::with_root("r");
+        s.nodes[0].children.push(0);
+        let e = pre_transform_vertices(&mut s).unwrap_err();
+        assert_eq!(
+            e,
+            ProcessError::MalformedNodes {
+                error: NodeTreeError::ReachedTwice { node: 0 }
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "node tree: node 0 is reached twice (cycle or shared child)"
+        );
+        s.nodes[0].children = vec![3];
+        assert_eq!(
+            pre_transform_vertices(&mut s).unwrap_err().to_string(),
+            "node tree: node 0 has child 3 of 1"
+        );
+        s.nodes[0].children.clear();
+        s.nodes[0].meshes.push(1);
+        assert_eq!(
+            pre_transform_vertices(&mut s).unwrap_err().to_string(),
+            "node tree: node 0 references mesh 1 of 0"
+        );
+        s.nodes.clear();
+        assert_eq!(
+            pre_transform_vertices(&mut s).unwrap_err().to_string(),
+            "node tree: no root node"
+        );
     }
 }

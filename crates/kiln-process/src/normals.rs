@@ -1,7 +1,7 @@
 //! GenNormals (Assimp 5.2.5 `GenFaceNormalsProcess.cpp`).
 
-use crate::math::{cross, normalize_safe};
 use crate::{ProcessError, check};
+use kiln_scene::assimp_math::{cross, normalize_safe};
 use kiln_scene::{Mesh, Scene, Vec3};
 
 /// Assimp's `aiProcess_GenNormals` as in 5.2.5 (`GenFaceNormalsProcess`): flat normals.

@@ -1,9 +1,10 @@
 //! PreTransformVertices (Assimp 5.2.5 `PretransformVertices.cpp`, default configuration).
 
-use crate::math::{
-    IDENTITY_EPSILON, is_identity, mat_mul, mul3, normal_matrix, normalize, transform_point,
-};
 use crate::{ProcessError, check};
+use kiln_scene::assimp_math::mat4::{
+    IDENTITY_EPSILON, is_identity, mat_mul, mul3, normal_matrix, transform_point,
+};
+use kiln_scene::assimp_math::normalize;
 use kiln_scene::{Mat4, Mesh, Node, PrimitiveTypes, Scene, UvChannel};
 use std::collections::BTreeMap;
 
@@ -114,9 +115,9 @@ pub(crate) fn pre_transform_checked(
             continue;
         }
         if nv > u32::MAX as usize {
-            return Err(ProcessError::MalformedMesh {
+            return Err(ProcessError::MergedMeshTooLarge {
                 mesh: out.len(),
-                reason: format!("merged mesh would have {nv} vertices"),
+                vertices: nv,
             });
         }
         out.push(collect(

@@ -8,8 +8,8 @@
 //! distance to its reference plane only differs from this at the last bit of rounding.
 //! The order of the results differs from Assimp's (that only changes the order of later sums).
 
-use crate::math::dot;
 use kiln_scene::Vec3;
+use kiln_scene::assimp_math::dot;
 
 pub(crate) struct PositionGrid {
     radius: f32,

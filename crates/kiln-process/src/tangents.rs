@@ -1,10 +1,10 @@
 //! CalcTangentSpace (Assimp 5.2.5 `CalcTangentsProcess.cpp`), with a grid instead of Assimp's
 //! quadratic neighbour search.
 
-use crate::math::{cross, dot, normalize, normalize_safe, position_epsilon};
 use crate::spatial::PositionGrid;
-use crate::{ProcessError, check};
-use kiln_scene::{Mesh, Scene, Vec3};
+use crate::{ProcessError, check, codes};
+use kiln_scene::assimp_math::{cross, dot, normalize, normalize_safe, position_epsilon};
+use kiln_scene::{Mesh, Scene, Vec3, Warning};
 
 /// Assimp's `aiProcess_CalcTangentSpace` as in 5.2.5 (`CalcTangentsProcess`, default
 /// configuration: UV channel 0, 45° smoothing angle). Not MikkTSpace.
@@ -45,9 +45,10 @@ pub fn calc_tangent_space(scene: &mut Scene) -> Result<(), ProcessError> {
 pub(crate) fn calc_tangent_space_unchecked(scene: &mut Scene) {
     for (i, mesh) in scene.meshes.iter_mut().enumerate() {
         if let Some(warning) = calc_mesh_tangents(mesh) {
-            scene
-                .warnings
-                .push(format!("calc_tangent_space: mesh {i}: {warning}"));
+            scene.warnings.push(Warning::new(
+                codes::TANGENTS_NOT_SMOOTHED,
+                format!("calc_tangent_space: mesh {i}: {warning}"),
+            ));
         }
     }
 }
@@ -402,5 +403,6 @@ mod tests {
         );
         calc_tangent_space(&mut s).unwrap();
         assert_eq!(s.warnings.len(), 1);
+        assert_eq!(s.warnings[0].code, crate::codes::TANGENTS_NOT_SMOOTHED);
     }
 }

@@ -1,8 +1,8 @@
 //! Triangulate (Assimp 5.2.5 `TriangulateProcess.cpp`, with its 5.2 ear clipper, not the
 //! earcut of later versions).
 
-use crate::math::{dot, normalize};
 use crate::{ProcessError, check};
+use kiln_scene::assimp_math::{dot, normalize};
 use kiln_scene::{Mesh, PrimitiveTypes, Scene, Vec3};
 
 /// Assimp's `aiProcess_Triangulate` as in 5.2.5 (`TriangulateProcess`):

@@ -1,8 +1,9 @@
 //! GenUVCoords (Assimp 5.2.5 `ComputeUVMappingProcess.cpp`).
 
-use crate::math::{array_bounds, bounds_of, cross, dot, normalize, transform_point};
 use crate::{ProcessError, check};
 use core::f32::consts::PI;
+use kiln_scene::assimp_math::mat4::transform_point;
+use kiln_scene::assimp_math::{array_bounds, bounds_of, cross, dot, normalize};
 use kiln_scene::{MAX_UV_CHANNELS, Mat4, Mesh, PropertyValue, Scene, UvChannel, Vec3};
 
 /// `aiTextureMapping` values as stored in a `$tex.mapping` property.

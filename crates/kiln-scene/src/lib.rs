@@ -1,8 +1,7 @@
-//! The scene model every kiln stage shares: what an importer produces, what `kiln-process`
-//! rewrites, and what `kiln-anim::extract` turns into engine data.
-//!
-//! It is Assimp's `aiScene` shaped for Rust, so that kiln can reproduce Assimp's results step by
-//! step:
+//! The scene model every offline kiln stage shares: what an importer produces (`kiln-obj`,
+//! `kiln-fbx-scene`), what `kiln-process` rewrites, and what `kiln-extract` lowers to engine
+//! data. It is Assimp's `aiScene` shaped for Rust, so that kiln can reproduce Assimp's results
+//! step by step:
 //! - a node tree stored as an arena ([`Scene::nodes`], root at index 0, parents before children);
 //! - meshes in Assimp's "verbose" layout: per-vertex arrays (positions, normals, tangents,
 //!   bitangents, up to [`MAX_UV_CHANNELS`] UV and [`MAX_COLOR_CHANNELS`] colour channels) and
@@ -10,24 +9,33 @@
 //! - materials with the colours and texture slots the engine formats need, plus a free-form
 //!   property list for whatever else an importer found;
 //! - skin bones with Assimp's offset matrix (mesh space to bone space) and per-vertex weights;
-//! - animations with per-node position/rotation/scale keys in ticks;
-//! - embedded textures.
+//! - animations with per-node position/rotation/scale keys in ticks; embedded textures;
+//! - typed, non-fatal [`Warning`]s of every stage; Assimp's float arithmetic ([`assimp_math`]).
 //!
 //! Conventions: column vectors (`v' = M * v`, as Assimp and glam), right-handed as the file
 //! authored it, until `kiln-process` converts it. Times in ticks, [`Animation::ticks_per_second`]
-//! converts. Nothing here validates: importers build scenes that satisfy the invariants below,
-//! [`Scene::validate`] checks them for tests and for code that takes scenes from elsewhere.
+//! converts.
+//!
+//! What it does not do: read or write files, or repair anything. The fields are public and
+//! nothing checks them on construction: importers build scenes that satisfy the invariants
+//! below, and [`validate`] is the one place they are checked ([`Scene::validate`] for a whole
+//! scene, [`Mesh::validate_geometry`] for what code that indexes vertex arrays relies on, which
+//! `kiln-process` runs before every step).
 //!
 //! Invariants (checked by [`Scene::validate`]):
 //! - `nodes[0]` is the root; every other node's `parent` is a smaller index; `children` lists
 //!   exactly the nodes whose parent it is.
 //! - every `Node::meshes` entry, `Mesh::material`, texture `embedded` index is in range;
-//! - each per-vertex array of a mesh is empty or has `positions.len()` entries;
-//! - `face_sizes` sums to `indices.len()`, and every index is below `positions.len()`.
+//! - each per-vertex array of a mesh is empty or has `positions.len()` entries (at most
+//!   `u32::MAX`); tangents and bitangents come together; at most 8 UV and 8 colour channels;
+//! - `face_sizes` sums to `indices.len()`, every index and bone weight's vertex is below
+//!   `positions.len()`.
 //!
-//! `no_std` + `alloc`: the runtime crates that embed in engines depend on it.
+//! `no_std` + `alloc` (feature `std` adds the libm-exact parts of [`assimp_math`]), so importers
+//! that build without `std` (kiln-obj for `wasm32-unknown-unknown`) can use it.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 extern crate alloc;
 
@@ -36,6 +44,11 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub mod assimp_math;
+pub mod validate;
+mod warning;
+
+pub use validate::{InvalidScene, MeshError};
+pub use warning::Warning;
 
 pub use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
@@ -49,15 +62,19 @@ pub const MAX_COLOR_CHANNELS: usize = 8;
 pub struct Scene {
     /// Node tree, root first; see the crate invariants.
     pub nodes: Vec<Node>,
+    /// Meshes, drawn where [`Node::meshes`] references them.
     pub meshes: Vec<Mesh>,
+    /// Materials, referenced by [`Mesh::material`].
     pub materials: Vec<Material>,
+    /// Animation clips, in file order.
     pub animations: Vec<Animation>,
     /// Textures stored inside the file (FBX `Video` content); referenced by
     /// [`TextureRef::embedded`].
     pub textures: Vec<EmbeddedTexture>,
+    /// What the file says about itself (format, units, axes, frame rate).
     pub metadata: Metadata,
     /// Non-fatal findings of the importer and the processing steps, for the user.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Index of a node in [`Scene::nodes`].
@@ -66,10 +83,14 @@ pub type NodeId = usize;
 /// One node of the hierarchy (Assimp `aiNode`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
+    /// Name as the file wrote it (bones and animation channels find their node by it; names
+    /// need not be unique).
     pub name: String,
     /// Local transform relative to the parent, column vectors.
     pub transform: Mat4,
+    /// The parent; `None` only for the root, otherwise a smaller index.
     pub parent: Option<NodeId>,
+    /// The children, in file order (the order depth-first walks visit them).
     pub children: Vec<NodeId>,
     /// Indices into [`Scene::meshes`] drawn at this node (a mesh may be referenced by several
     /// nodes).
@@ -94,12 +115,16 @@ impl Node {
 pub struct PrimitiveTypes(pub u8);
 
 impl PrimitiveTypes {
+    /// Faces of one corner (Assimp `aiPrimitiveType_POINT`).
     pub const POINT: u8 = 1;
+    /// Faces of two corners (Assimp `aiPrimitiveType_LINE`).
     pub const LINE: u8 = 2;
+    /// Faces of three corners (Assimp `aiPrimitiveType_TRIANGLE`).
     pub const TRIANGLE: u8 = 4;
+    /// Faces of four or more corners (Assimp `aiPrimitiveType_POLYGON`).
     pub const POLYGON: u8 = 8;
 
-    /// The kind bit of a face with `arity` corners.
+    /// The kind bit of a face with `arity` corners (0 counts as a point).
     pub fn of_arity(arity: u32) -> u8 {
         match arity {
             0 | 1 => Self::POINT,
@@ -108,6 +133,8 @@ impl PrimitiveTypes {
             _ => Self::POLYGON,
         }
     }
+
+    /// Whether the set has `bit` (one of the constants above).
     pub fn contains(self, bit: u8) -> bool {
         self.0 & bit != 0
     }
@@ -118,6 +145,8 @@ impl PrimitiveTypes {
 pub struct UvChannel {
     /// Number of meaningful components (Assimp `mNumUVComponents`); unused ones are zero.
     pub components: u8,
+    /// One coordinate per vertex (`u`, `v`, `w`), as the file stores it (`kiln-process`'s
+    /// FlipUVs turns `v` over).
     pub coords: Vec<Vec3>,
     /// Name of the UV set in the file (FBX `UVSet` name), empty when the format has none.
     pub name: String,
@@ -126,14 +155,18 @@ pub struct UvChannel {
 /// A mesh in Assimp's layout: one material, per-vertex attributes and faces indexing them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mesh {
+    /// Name as the file wrote it (may be empty).
     pub name: String,
     /// Index into [`Scene::materials`].
     pub material: usize,
+    /// Vertex positions in the mesh's node space; their count is the vertex count every other
+    /// per-vertex array matches.
     pub positions: Vec<Vec3>,
     /// Empty, or one per vertex.
     pub normals: Vec<Vec3>,
     /// Empty, or one per vertex (with `bitangents`).
     pub tangents: Vec<Vec3>,
+    /// Empty, or one per vertex (with `tangents`).
     pub bitangents: Vec<Vec3>,
     /// At most [`MAX_UV_CHANNELS`].
     pub uv_channels: Vec<UvChannel>,
@@ -152,7 +185,8 @@ pub struct Mesh {
 }
 
 impl Mesh {
-    /// Iterates the faces as index slices.
+    /// Iterates the faces as index slices (a face whose size runs past `indices` is cut
+    /// short, so a mesh that breaks the invariants cannot make it panic).
     pub fn faces(&self) -> Faces<'_> {
         Faces {
             sizes: self.face_sizes.iter(),
@@ -174,7 +208,7 @@ impl Mesh {
         self.primitive_types = PrimitiveTypes(bits);
     }
 
-    /// Appends a face.
+    /// Appends a face with these corners (does not update [`Mesh::primitive_types`]).
     pub fn push_face(&mut self, corners: &[u32]) {
         self.face_sizes.push(corners.len() as u32);
         self.indices.extend_from_slice(corners);
@@ -209,44 +243,64 @@ pub struct Bone {
     pub name: String,
     /// Mesh space to bone space in bind pose (Assimp `mOffsetMatrix`), column vectors.
     pub offset_matrix: Mat4,
+    /// The vertices this bone moves, each with its influence.
     pub weights: Vec<VertexWeight>,
 }
 
 /// One vertex influenced by a bone.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VertexWeight {
+    /// Index of the vertex in the mesh's per-vertex arrays.
     pub vertex: u32,
+    /// Influence, as the file gives it (normally in 0..=1, the weights of a vertex summing to
+    /// about 1; not normalised here).
     pub weight: f32,
 }
 
 /// A morph target (Assimp `aiAnimMesh`): replacement attributes for every vertex.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MorphTarget {
+    /// Name of the target (FBX blend shape channel).
     pub name: String,
+    /// Default blend weight, 0 (base mesh) to 1 (this target).
     pub weight: f32,
+    /// Replacement position of every vertex (absolute, not offsets).
     pub positions: Vec<Vec3>,
+    /// Replacement normal of every vertex, or empty.
     pub normals: Vec<Vec3>,
 }
 
 /// Texture slot kinds (the subset of Assimp's `aiTextureType` that importers fill).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TextureKind {
+    /// Base colour (`aiTextureType_DIFFUSE`).
     Diffuse,
+    /// Specular colour (`aiTextureType_SPECULAR`).
     Specular,
+    /// Ambient colour (`aiTextureType_AMBIENT`).
     Ambient,
+    /// Emitted colour (`aiTextureType_EMISSIVE`).
     Emissive,
+    /// Height or bump map (`aiTextureType_HEIGHT`; OBJ `bump` lands here, as in Assimp).
     Height,
+    /// Tangent-space normal map (`aiTextureType_NORMALS`).
     Normals,
+    /// Specular exponent (`aiTextureType_SHININESS`).
     Shininess,
+    /// Opacity (`aiTextureType_OPACITY`).
     Opacity,
+    /// Displacement (`aiTextureType_DISPLACEMENT`).
     Displacement,
+    /// Reflection or environment map (`aiTextureType_REFLECTION`).
     Reflection,
+    /// A slot the importer could not classify (`aiTextureType_UNKNOWN`).
     Unknown,
 }
 
 /// A texture a material uses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextureRef {
+    /// The slot the texture fills.
     pub kind: TextureKind,
     /// Path as the file wrote it (relative paths stay relative to the source file's folder;
     /// importers may resolve them, see the importer's docs).
@@ -260,9 +314,13 @@ pub struct TextureRef {
 /// Values of [`Material::properties`] that have no dedicated field.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PropertyValue {
+    /// One number with a fractional part.
     Float(f64),
+    /// One integer.
     Int(i64),
+    /// Several numbers (colours, vectors), in the file's order.
     Vector(Vec<f64>),
+    /// Text (paths, names), as the file wrote it.
     String(String),
 }
 
@@ -272,10 +330,15 @@ pub enum PropertyValue {
 /// original tool reads a missing colour as black).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Material {
+    /// Name as the file wrote it.
     pub name: String,
+    /// Ambient colour, RGB as the file stores it.
     pub ambient: Option<Vec3>,
+    /// Diffuse (base) colour, RGB as the file stores it.
     pub diffuse: Option<Vec3>,
+    /// Specular colour, RGB as the file stores it (before [`Material::shininess_strength`]).
     pub specular: Option<Vec3>,
+    /// Emitted colour, RGB as the file stores it.
     pub emissive: Option<Vec3>,
     /// Phong exponent.
     pub shininess: Option<f32>,
@@ -283,6 +346,8 @@ pub struct Material {
     pub shininess_strength: Option<f32>,
     /// 1 is opaque.
     pub opacity: Option<f32>,
+    /// Texture slots in the importer's order ([`Material::texture`] finds the first of a
+    /// kind).
     pub textures: Vec<TextureRef>,
     /// Everything else the importer read, by the file's own property names.
     pub properties: Vec<(String, PropertyValue)>,
@@ -321,6 +386,7 @@ impl fmt::Debug for EmbeddedTexture {
 pub struct VectorKey {
     /// In ticks.
     pub time: f64,
+    /// Local translation or scale at `time`, in the parent's space.
     pub value: Vec3,
 }
 
@@ -329,6 +395,7 @@ pub struct VectorKey {
 pub struct QuatKey {
     /// In ticks.
     pub time: f64,
+    /// Local rotation at `time`, a unit quaternion.
     pub value: Quat,
 }
 
@@ -337,28 +404,35 @@ pub struct QuatKey {
 pub struct NodeChannel {
     /// Name of the animated node.
     pub node_name: String,
+    /// Translation keys (replace the translation of [`Node::transform`]).
     pub position_keys: Vec<VectorKey>,
+    /// Rotation keys.
     pub rotation_keys: Vec<QuatKey>,
+    /// Scale keys.
     pub scaling_keys: Vec<VectorKey>,
 }
 
 /// One animation clip (Assimp `aiAnimation`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Animation {
+    /// Name as the file wrote it (FBX: the animation stack's).
     pub name: String,
     /// Length in ticks.
     pub duration: f64,
     /// Ticks per second; 0 when the file does not say.
     pub ticks_per_second: f64,
+    /// One channel per animated node.
     pub channels: Vec<NodeChannel>,
 }
 
 /// Axis conventions as the source file declared them (FBX `GlobalSettings`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AxisSystem {
-    /// Axis index 0..3 and sign (+1/-1).
+    /// Up axis: index 0..3 (x, y, z) and sign (+1/-1).
     pub up: (u8, i8),
+    /// Front axis (FBX `FrontAxis`/`FrontAxisSign`), as `up`.
     pub front: (u8, i8),
+    /// Coordinate (right) axis (FBX `CoordAxis`/`CoordAxisSign`), as `up`.
     pub coord: (u8, i8),
 }
 
@@ -369,24 +443,13 @@ pub struct Metadata {
     pub source_format: String,
     /// Centimetres per file unit (FBX `UnitScaleFactor`); `None` when unknown.
     pub unit_scale_factor: Option<f64>,
+    /// Axis conventions, when the file declares them.
     pub axes: Option<AxisSystem>,
     /// Frames per second the file's time line uses, when it says.
     pub frame_rate: Option<f64>,
     /// Authoring application, when the file says.
     pub application: Option<String>,
 }
-
-/// What [`Scene::validate`] found wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InvalidScene(pub String);
-
-impl fmt::Display for InvalidScene {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid scene: {}", self.0)
-    }
-}
-
-impl core::error::Error for InvalidScene {}
 
 impl Scene {
     /// A scene holding only a root node called `root_name`.
@@ -453,112 +516,12 @@ impl Scene {
     pub fn find_node(&self, name: &str) -> Option<NodeId> {
         self.nodes.iter().position(|n| n.name == name)
     }
-
-    /// Checks the crate invariants.
-    pub fn validate(&self) -> Result<(), InvalidScene> {
-        use alloc::format;
-        let err = |s: String| Err(InvalidScene(s));
-        if self.nodes.is_empty() {
-            return err("no root node".into());
-        }
-        if self.nodes[0].parent.is_some() {
-            return err("root node has a parent".into());
-        }
-        for (i, n) in self.nodes.iter().enumerate() {
-            if i > 0 {
-                match n.parent {
-                    Some(p) if p < i => {
-                        if !self.nodes[p].children.contains(&i) {
-                            return err(format!("node {i} is missing from its parent's children"));
-                        }
-                    }
-                    _ => return err(format!("node {i} ({}) has no earlier parent", n.name)),
-                }
-            }
-            for &c in &n.children {
-                if self.nodes.get(c).and_then(|c| c.parent) != Some(i) {
-                    return err(format!("node {i} lists child {c} whose parent differs"));
-                }
-            }
-            for &m in &n.meshes {
-                if m >= self.meshes.len() {
-                    return err(format!(
-                        "node {i} references mesh {m} of {}",
-                        self.meshes.len()
-                    ));
-                }
-            }
-        }
-        for (i, m) in self.meshes.iter().enumerate() {
-            let nv = m.positions.len();
-            if m.material >= self.materials.len() {
-                return err(format!(
-                    "mesh {i} uses material {} of {}",
-                    m.material,
-                    self.materials.len()
-                ));
-            }
-            let per_vertex = [
-                ("normals", m.normals.len()),
-                ("tangents", m.tangents.len()),
-                ("bitangents", m.bitangents.len()),
-            ];
-            for (what, len) in per_vertex {
-                if len != 0 && len != nv {
-                    return err(format!("mesh {i}: {len} {what} for {nv} vertices"));
-                }
-            }
-            for (c, uv) in m.uv_channels.iter().enumerate() {
-                if uv.coords.len() != nv {
-                    return err(format!(
-                        "mesh {i}: UV channel {c} has {} coords",
-                        uv.coords.len()
-                    ));
-                }
-            }
-            for (c, col) in m.color_channels.iter().enumerate() {
-                if col.len() != nv {
-                    return err(format!(
-                        "mesh {i}: colour channel {c} has {} colours",
-                        col.len()
-                    ));
-                }
-            }
-            let total: u64 = m.face_sizes.iter().map(|&s| s as u64).sum();
-            if total != m.indices.len() as u64 {
-                return err(format!(
-                    "mesh {i}: face sizes sum to {total}, {} indices",
-                    m.indices.len()
-                ));
-            }
-            if let Some(bad) = m.indices.iter().find(|&&x| x as usize >= nv) {
-                return err(format!("mesh {i}: index {bad} past {nv} vertices"));
-            }
-            for b in &m.bones {
-                if let Some(w) = b.weights.iter().find(|w| w.vertex as usize >= nv) {
-                    return err(format!(
-                        "mesh {i}: bone {} weights vertex {}",
-                        b.name, w.vertex
-                    ));
-                }
-            }
-        }
-        for (i, mat) in self.materials.iter().enumerate() {
-            for t in &mat.textures {
-                if let Some(e) = t.embedded {
-                    if e >= self.textures.len() {
-                        return err(format!("material {i} references embedded texture {e}"));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
     use alloc::vec;
 
     fn tree() -> Scene {
@@ -611,7 +574,22 @@ mod tests {
         s.meshes.push(m);
         assert!(s.validate().is_ok());
         s.meshes[0].indices[2] = 3;
-        assert!(s.validate().unwrap_err().0.contains("index 3 past 3"));
+        let e = s.validate().unwrap_err();
+        assert_eq!(
+            e,
+            InvalidScene::Mesh {
+                mesh: 0,
+                error: MeshError::IndexOutOfRange {
+                    position: 2,
+                    index: 3,
+                    vertices: 3
+                }
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "invalid scene: mesh 0: index 3 past 3 vertices"
+        );
     }
 
     #[test]

@@ -1,7 +1,42 @@
-//! Assimp 5.2's `aiMatrix4x4t<float>` determinant and inverse, with its exact formulas and
-//! operation order, so that the FBX importer (pivot chains, offset matrices) and the processing
-//! steps (PreTransformVertices) reproduce Assimp's float results bit for bit. Matrices are
-//! stored by rows as Assimp stores them: `m[row][col]`, `a1..a4` is row 0.
+//! Assimp 5.2's single-precision arithmetic, with its exact formulas and operation order, so
+//! that the importers (FBX pivot chains, offset matrices, animation keys) and the processing
+//! steps (PreTransformVertices, normals, tangents, triangulation) reproduce Assimp's float
+//! results bit for bit. This is the one home of that arithmetic: no other crate writes these
+//! formulas again.
+//!
+//! Matrices are stored by rows as Assimp stores them: `m[row][col]`, `a1..a4` is row 0, with
+//! column vectors (`v' = M * v`, as Assimp and glam). [`Rows`] is the bare array, [`M4`] the
+//! matrix type the FBX importer computes with; [`mat4`] applies the same arithmetic to the
+//! scene's glam matrices.
+//!
+//! [`determinant`] and [`inverse`] need nothing but `core`. Everything that takes a square
+//! root, a sine or a cosine is behind the `std` feature: it uses `std`'s `f32` functions,
+//! which call the platform's libm as Assimp's C++ does, so that those results agree too.
+
+#[cfg(feature = "std")]
+extern crate std;
+
+#[cfg(feature = "std")]
+mod euler;
+#[cfg(feature = "std")]
+pub mod mat4;
+#[cfg(feature = "std")]
+mod matrix;
+#[cfg(feature = "std")]
+mod quat;
+#[cfg(feature = "std")]
+mod vector;
+
+#[cfg(feature = "std")]
+pub use euler::{RotOrder, deg_to_rad, euler_to_quat, rotation_matrix};
+#[cfg(feature = "std")]
+pub use matrix::M4;
+#[cfg(feature = "std")]
+pub use quat::Q;
+#[cfg(feature = "std")]
+pub use vector::{
+    array_bounds, bounds_of, cross, dot, normalize, normalize_safe, position_epsilon, sq_len, v3,
+};
 
 /// A 4x4 matrix by rows, as Assimp's `aiMatrix4x4`.
 pub type Rows = [[f32; 4]; 4];
