@@ -9,7 +9,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let compress = args.iter().any(|a| a == "zlib");
     let runs: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(15);
-    let bytes = kiln_fbx_scene::fixtures::benchmark_fbx(compress);
+    let bytes = kiln_testkit::fixtures::fbx::benchmark_fbx(compress);
     let mut best = f64::MAX;
     for _ in 0..runs {
         let t = Instant::now();

@@ -11,7 +11,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let compress = args.iter().any(|a| a == "zlib");
     let rounds: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(30);
-    let bytes = kiln_fbx_scene::fixtures::benchmark_fbx(compress);
+    let bytes = kiln_testkit::fixtures::fbx::benchmark_fbx(compress);
     let (mut kiln, mut ufbx) = (Vec::new(), Vec::new());
     for round in 0..=rounds {
         let t = Instant::now();

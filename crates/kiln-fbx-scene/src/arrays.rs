@@ -208,10 +208,6 @@ impl Floats<'_> {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     pub fn len(&self) -> usize {
         match self {
             Floats::Le64(s) => s.len(),

@@ -17,8 +17,11 @@
 use std::borrow::Cow;
 
 use kiln_fbx::Node;
+use kiln_scene::Warning;
 
 use crate::arrays::{Floats, Inflated, Ints};
+use crate::codes;
+use crate::graph::string_child;
 use crate::par;
 
 /// A layer's values and how each polygon corner finds its own.
@@ -202,12 +205,9 @@ fn i32s<'a>(node: &Node<'_, 'a>) -> Result<Cow<'a, [i32]>, GeometryError> {
     }
 }
 
-fn string_child(scope: &Node<'_, '_>, name: &str) -> Option<String> {
-    let c = scope.child(name)?;
-    match c.value(0)? {
-        kiln_fbx::Value::String(s) => Some(String::from_utf8_lossy(s).into_owned()),
-        _ => None,
-    }
+/// A warning about `at` (the geometry, or one of its layer elements, as messages name it).
+fn warning(code: &'static str, at: &str, message: String) -> Warning {
+    Warning::new(code, message).at(at)
 }
 
 /// `PolygonVertexIndex` → the corner count of each complete polygon; `Err(index)` for an
@@ -241,13 +241,15 @@ fn vnode_count(node: &Node<'_, '_>) -> usize {
 fn chunks<const N: usize>(
     node: &Node<'_, '_>,
     arrays: &Inflated<'_>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
     what: &str,
 ) -> Result<Vec<[f32; N]>, GeometryError> {
-    let ragged = |n: usize, warnings: &mut Vec<String>| {
+    let ragged = |n: usize, warnings: &mut Vec<Warning>| {
         if !n.is_multiple_of(N) {
-            warnings.push(format!(
-                "{what}: {n} values is not a multiple of {N}; the rest is ignored"
+            warnings.push(warning(
+                codes::ARRAY_RAGGED,
+                what,
+                format!("{what}: {n} values is not a multiple of {N}; the rest is ignored"),
             ));
         }
     };
@@ -282,7 +284,7 @@ impl<'a> MeshGeometry<'a> {
         what: &str,
         options: GeometryOptions,
         arrays: &Inflated<'_>,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> Result<MeshGeometry<'a>, GeometryError> {
         let Some(vnode) = scope.child("Vertices") else {
             return err("no Vertices");
@@ -337,8 +339,12 @@ impl<'a> MeshGeometry<'a> {
         }
         let count = g.corner_points.len() - g.faces.iter().map(|&f| f as usize).sum::<usize>();
         if count != 0 {
-            warnings.push(format!(
-                "{what}: the last polygon ({count} corners) has no end marker and is dropped"
+            warnings.push(warning(
+                codes::POLYGON_UNTERMINATED,
+                what,
+                format!(
+                    "{what}: the last polygon ({count} corners) has no end marker and is dropped"
+                ),
             ));
         }
         g.points = points;
@@ -373,7 +379,11 @@ impl<'a> MeshGeometry<'a> {
         for ((ty, index, _), (d, w)) in elements.iter().zip(decoded) {
             match d {
                 Some(d) => g.apply_element(ty, *index, what, d, w, warnings)?,
-                None => warnings.push(format!("{what}: layer element {ty} {index} not found")),
+                None => warnings.push(warning(
+                    codes::LAYER_MISSING,
+                    what,
+                    format!("{what}: layer element {ty} {index} not found"),
+                )),
             }
         }
         if malformed {
@@ -393,7 +403,7 @@ impl<'a> MeshGeometry<'a> {
         what: &str,
         options: GeometryOptions,
         arrays: &Inflated<'_>,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> Result<Decoded<'a>, GeometryError> {
         let (Some(mapping), Some(reference)) = (
             string_child(source, "MappingInformationType"),
@@ -463,8 +473,8 @@ impl<'a> MeshGeometry<'a> {
         index: i64,
         what: &str,
         decoded: Result<Decoded<'a>, GeometryError>,
-        mut decode_warnings: Vec<String>,
-        warnings: &mut Vec<String>,
+        mut decode_warnings: Vec<Warning>,
+        warnings: &mut Vec<Warning>,
     ) -> Result<(), GeometryError> {
         let decoded = decoded?;
         if let Decoded::NoMapping = decoded {
@@ -481,16 +491,28 @@ impl<'a> MeshGeometry<'a> {
                 self.uv_names[slot] = name;
                 self.uvs[slot] = layer?;
             }
-            ("LayerElementUV", _) => warnings.push(format!("{ctx}: more than 8 UV sets, ignored")),
+            ("LayerElementUV", _) => warnings.push(warning(
+                codes::LAYER_EXTRA,
+                &ctx,
+                format!("{ctx}: more than 8 UV sets, ignored"),
+            )),
             ("LayerElementMaterial", Decoded::Materials(mats)) => {
                 if !self.materials.is_empty() {
-                    warnings.push(format!("{ctx}: additional material layer ignored"));
+                    warnings.push(warning(
+                        codes::LAYER_EXTRA,
+                        &ctx,
+                        format!("{ctx}: additional material layer ignored"),
+                    ));
                     return Ok(());
                 }
                 warnings.append(&mut decode_warnings);
                 let mats = mats?;
                 if !mats.is_empty() && mats.iter().all(|&m| m < 0) {
-                    warnings.push(format!("{ctx}: material layer of only -1 ignored"));
+                    warnings.push(warning(
+                        codes::LAYER_DROPPED,
+                        &ctx,
+                        format!("{ctx}: material layer of only -1 ignored"),
+                    ));
                     return Ok(());
                 }
                 self.materials = mats;
@@ -505,7 +527,11 @@ impl<'a> MeshGeometry<'a> {
                     _ => (&mut self.binormals, "binormal"),
                 };
                 if !target.is_empty() {
-                    warnings.push(format!("{ctx}: additional {name} layer ignored"));
+                    warnings.push(warning(
+                        codes::LAYER_EXTRA,
+                        &ctx,
+                        format!("{ctx}: additional {name} layer ignored"),
+                    ));
                     return Ok(());
                 }
                 warnings.append(&mut decode_warnings);
@@ -515,9 +541,11 @@ impl<'a> MeshGeometry<'a> {
                 warnings.append(&mut decode_warnings);
                 self.colors[slot.unwrap_or(0)] = layer?;
             }
-            ("LayerElementColor", _) => {
-                warnings.push(format!("{ctx}: more than 8 colour sets, ignored"))
-            }
+            ("LayerElementColor", _) => warnings.push(warning(
+                codes::LAYER_EXTRA,
+                &ctx,
+                format!("{ctx}: more than 8 colour sets, ignored"),
+            )),
             _ => {}
         }
         Ok(())
@@ -536,7 +564,7 @@ impl<'a> MeshGeometry<'a> {
         ctx: &str,
         options: GeometryOptions,
         arrays: &Inflated<'_>,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> Result<Layer<'a, [f32; N]>, GeometryError> {
         let data_node = source.child(data_name);
         let index_node = source.child(index_name);
@@ -558,10 +586,16 @@ impl<'a> MeshGeometry<'a> {
                     "ByVertice" | "ByPolygonVertex" | "ByPolygon" | "AllSame"
                 )
             {
-                warnings.push(format!("{ctx}: no {data_name} array"));
+                warnings.push(warning(
+                    codes::LAYER_DROPPED,
+                    ctx,
+                    format!("{ctx}: no {data_name} array"),
+                ));
             } else {
-                warnings.push(format!(
-                    "{ctx}: mapping {mapping}/{reference} not supported, ignored"
+                warnings.push(warning(
+                    codes::LAYER_MAPPING_UNSUPPORTED,
+                    ctx,
+                    format!("{ctx}: mapping {mapping}/{reference} not supported, ignored"),
                 ));
             }
             return Ok(Layer::None);
@@ -582,10 +616,14 @@ impl<'a> MeshGeometry<'a> {
         match (mapping, direct, index) {
             ("ByVertice", true, _) => {
                 if data.len() != self.control_points {
-                    warnings.push(format!(
-                        "{ctx}: {} values for {} control points (ByVertice), ignored",
-                        data.len(),
-                        self.control_points
+                    warnings.push(warning(
+                        codes::LAYER_DROPPED,
+                        ctx,
+                        format!(
+                            "{ctx}: {} values for {} control points (ByVertice), ignored",
+                            data.len(),
+                            self.control_points
+                        ),
                     ));
                     return Ok(Layer::None);
                 }
@@ -594,10 +632,14 @@ impl<'a> MeshGeometry<'a> {
             ("ByVertice", _, Some(index)) => {
                 let idx = i32s(&index)?;
                 if idx.len() != self.control_points {
-                    warnings.push(format!(
-                        "{ctx}: {} indices for {} control points (ByVertice), ignored",
-                        idx.len(),
-                        self.control_points
+                    warnings.push(warning(
+                        codes::LAYER_DROPPED,
+                        ctx,
+                        format!(
+                            "{ctx}: {} indices for {} control points (ByVertice), ignored",
+                            idx.len(),
+                            self.control_points
+                        ),
                     ));
                     return Ok(Layer::None);
                 }
@@ -620,9 +662,13 @@ impl<'a> MeshGeometry<'a> {
             }
             ("ByPolygonVertex", true, _) => {
                 if data.len() != corners {
-                    warnings.push(format!(
-                        "{ctx}: {} values for {corners} polygon corners, ignored",
-                        data.len()
+                    warnings.push(warning(
+                        codes::LAYER_DROPPED,
+                        ctx,
+                        format!(
+                            "{ctx}: {} values for {corners} polygon corners, ignored",
+                            data.len()
+                        ),
                     ));
                     return Ok(Layer::None);
                 }
@@ -635,13 +681,17 @@ impl<'a> MeshGeometry<'a> {
                 };
                 let len = ints.len();
                 if len > corners {
-                    warnings.push(format!(
-                        "{ctx}: {len} indices for {corners} polygon corners, trimmed"
+                    warnings.push(warning(
+                        codes::LAYER_TRIMMED,
+                        ctx,
+                        format!("{ctx}: {len} indices for {corners} polygon corners, trimmed"),
                     ));
                 }
                 if len < corners {
-                    warnings.push(format!(
-                        "{ctx}: {len} indices for {corners} polygon corners, ignored"
+                    warnings.push(warning(
+                        codes::LAYER_DROPPED,
+                        ctx,
+                        format!("{ctx}: {len} indices for {corners} polygon corners, ignored"),
                     ));
                     return Ok(Layer::None);
                 }
@@ -669,10 +719,14 @@ impl<'a> MeshGeometry<'a> {
                     data
                 };
                 if per_face.len() < self.faces.len() {
-                    warnings.push(format!(
-                        "{ctx}: {} values for {} polygons (ByPolygon), ignored",
-                        per_face.len(),
-                        self.faces.len()
+                    warnings.push(warning(
+                        codes::LAYER_DROPPED,
+                        ctx,
+                        format!(
+                            "{ctx}: {} values for {} polygons (ByPolygon), ignored",
+                            per_face.len(),
+                            self.faces.len()
+                        ),
                     ));
                     return Ok(Layer::None);
                 }
@@ -692,7 +746,11 @@ impl<'a> MeshGeometry<'a> {
                     match data.first() {
                         Some(v) => *v,
                         None => {
-                            warnings.push(format!("{ctx}: AllSame without a value, ignored"));
+                            warnings.push(warning(
+                                codes::LAYER_DROPPED,
+                                ctx,
+                                format!("{ctx}: AllSame without a value, ignored"),
+                            ));
                             return Ok(Layer::None);
                         }
                     }
@@ -700,8 +758,10 @@ impl<'a> MeshGeometry<'a> {
                 Ok(Layer::PerCorner(vec![v; corners]))
             }
             _ => {
-                warnings.push(format!(
-                    "{ctx}: mapping {mapping}/{reference} is ignored (as Assimp 5.2 does)"
+                warnings.push(warning(
+                    codes::LAYER_MAPPING_UNSUPPORTED,
+                    ctx,
+                    format!("{ctx}: mapping {mapping}/{reference} is ignored (as Assimp 5.2 does)"),
                 ));
                 Ok(Layer::None)
             }
@@ -715,7 +775,7 @@ impl<'a> MeshGeometry<'a> {
         reference: &str,
         ctx: &str,
         options: GeometryOptions,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> Result<Vec<i32>, GeometryError> {
         if self.faces.is_empty() {
             return Ok(Vec::new());
@@ -727,15 +787,23 @@ impl<'a> MeshGeometry<'a> {
         match mapping {
             "AllSame" => {
                 if mats.is_empty() {
-                    warnings.push(format!("{ctx}: AllSame without an index, ignored"));
+                    warnings.push(warning(
+                        codes::LAYER_DROPPED,
+                        ctx,
+                        format!("{ctx}: AllSame without an index, ignored"),
+                    ));
                     return Ok(mats);
                 }
                 if mats.len() > 1 {
                     // Assimp 5.2 clears the array before taking its first element, so the
                     // index becomes 0.
-                    warnings.push(format!(
-                        "{ctx}: AllSame with {} indices; Assimp uses material 0",
-                        mats.len()
+                    warnings.push(warning(
+                        codes::MATERIAL_LAYER_REPAIRED,
+                        ctx,
+                        format!(
+                            "{ctx}: AllSame with {} indices; Assimp uses material 0",
+                            mats.len()
+                        ),
                     ));
                     mats = vec![0];
                 }
@@ -744,19 +812,23 @@ impl<'a> MeshGeometry<'a> {
             }
             "ByPolygon" if reference == "IndexToDirect" || options.all_layer_mappings => {
                 if mats.len() != self.faces.len() {
-                    warnings.push(format!(
-                        "{ctx}: {} material indices for {} polygons, resized",
-                        mats.len(),
-                        self.faces.len()
+                    warnings.push(warning(
+                        codes::MATERIAL_LAYER_REPAIRED,
+                        ctx,
+                        format!(
+                            "{ctx}: {} material indices for {} polygons, resized",
+                            mats.len(),
+                            self.faces.len()
+                        ),
                     ));
                 }
                 mats.resize(self.faces.len(), 0);
                 Ok(mats)
             }
             _ => {
-                warnings.push(format!(
+                warnings.push(warning(codes::LAYER_MAPPING_UNSUPPORTED, ctx, format!(
                     "{ctx}: material mapping {mapping}/{reference} not implemented (as in Assimp 5.2); indices kept as read"
-                ));
+                )));
                 Ok(mats)
             }
         }

@@ -9,11 +9,16 @@
 use std::collections::HashMap;
 
 use kiln_fbx::{Document, Node, Value};
+use kiln_scene::Warning;
 
 use crate::arrays::Inflated;
+use crate::codes;
 
 /// Id of the implicit root object.
-pub const ROOT_ID: u64 = 0;
+pub(crate) const ROOT_ID: u64 = 0;
+
+/// FBX time units (`KTime`) per second.
+pub(crate) const KTIME_PER_SECOND: f64 = 46_186_158_000.0;
 
 /// One object of the `Objects` section.
 #[derive(Clone, Copy)]
@@ -59,6 +64,14 @@ pub fn normalize_name(s: &[u8]) -> String {
     }
 }
 
+/// The first value of `scope`'s child `name`, when it is a string (lossy UTF-8).
+pub(crate) fn string_child(scope: &Node<'_, '_>, name: &str) -> Option<String> {
+    match scope.child(name)?.value(0)? {
+        Value::String(s) => Some(String::from_utf8_lossy(s).into_owned()),
+        _ => None,
+    }
+}
+
 /// Strips `prefix` when the name starts with it.
 pub fn strip_prefix<'s>(name: &'s str, prefix: &str) -> &'s str {
     name.strip_prefix(prefix).unwrap_or(name)
@@ -91,7 +104,7 @@ pub struct Graph<'d, 'a> {
     pub global_settings: Option<Node<'d, 'a>>,
     /// AnimationStack ids in file order.
     pub animation_stacks: Vec<u64>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// The compressed bulk arrays, inflated up front.
     pub arrays: Inflated<'a>,
 }
@@ -147,10 +160,16 @@ impl<'d, 'a> Graph<'d, 'a> {
                     continue;
                 }
                 let Some(Value::String(name)) = el.value(0) else {
-                    g.warnings.push(format!(
-                        "{element} object without a name in Objects ignored ({})",
-                        el.location()
-                    ));
+                    g.warnings.push(
+                        Warning::new(
+                            codes::OBJECT_WITHOUT_ID,
+                            format!(
+                                "{element} object without a name in Objects ignored ({})",
+                                el.location()
+                            ),
+                        )
+                        .at(el.location().to_string()),
+                    );
                     continue;
                 };
                 let name = normalize_name(name);
@@ -162,26 +181,44 @@ impl<'d, 'a> Graph<'d, 'a> {
                 match el.value(0).and_then(|v| v.to_i64()) {
                     Some(id) => id as u64,
                     None => {
-                        g.warnings.push(format!(
-                            "{element} object without an id in Objects ignored ({})",
-                            el.location()
-                        ));
+                        g.warnings.push(
+                            Warning::new(
+                                codes::OBJECT_WITHOUT_ID,
+                                format!(
+                                    "{element} object without an id in Objects ignored ({})",
+                                    el.location()
+                                ),
+                            )
+                            .at(el.location().to_string()),
+                        );
                         continue;
                     }
                 }
             };
             if id == ROOT_ID {
-                g.warnings.push(format!(
-                    "{element} object with id 0 (reserved for the root) ignored ({})",
-                    el.location()
-                ));
+                g.warnings.push(
+                    Warning::new(
+                        codes::OBJECT_ROOT_ID,
+                        format!(
+                            "{element} object with id 0 (reserved for the root) ignored ({})",
+                            el.location()
+                        ),
+                    )
+                    .at(el.location().to_string()),
+                );
                 continue;
             }
             if let Some(&old) = g.by_id.get(&id) {
-                g.warnings.push(format!(
-                    "object id {id} appears twice ({} and {}): the first is ignored",
-                    g.objects[old].element, element
-                ));
+                g.warnings.push(
+                    Warning::new(
+                        codes::DUPLICATE_ID,
+                        format!(
+                            "object id {id} appears twice ({} and {}): the first is ignored",
+                            g.objects[old].element, element
+                        ),
+                    )
+                    .at(el.location().to_string()),
+                );
             }
             g.by_id.insert(id, g.objects.len());
             g.objects.push(Object {
@@ -209,10 +246,16 @@ impl<'d, 'a> Graph<'d, 'a> {
                 }
             };
             let (Some(src), Some(dst)) = (id_of(1), id_of(2)) else {
-                g.warnings.push(format!(
-                    "connection {kind} with missing or unknown ends ignored ({})",
-                    c.location()
-                ));
+                g.warnings.push(
+                    Warning::new(
+                        codes::DANGLING_CONNECTION,
+                        format!(
+                            "connection {kind} with missing or unknown ends ignored ({})",
+                            c.location()
+                        ),
+                    )
+                    .at(c.location().to_string()),
+                );
                 continue;
             };
             let property = if kind == "OP" {
@@ -224,17 +267,29 @@ impl<'d, 'a> Graph<'d, 'a> {
                 String::new()
             };
             if !g.by_id.contains_key(&src) {
-                g.warnings.push(format!(
-                    "connection from object {src} that does not exist ignored ({})",
-                    c.location()
-                ));
+                g.warnings.push(
+                    Warning::new(
+                        codes::DANGLING_CONNECTION,
+                        format!(
+                            "connection from object {src} that does not exist ignored ({})",
+                            c.location()
+                        ),
+                    )
+                    .at(c.location().to_string()),
+                );
                 continue;
             }
             if dst != ROOT_ID && !g.by_id.contains_key(&dst) {
-                g.warnings.push(format!(
-                    "connection to object {dst} that does not exist ignored ({})",
-                    c.location()
-                ));
+                g.warnings.push(
+                    Warning::new(
+                        codes::DANGLING_CONNECTION,
+                        format!(
+                            "connection to object {dst} that does not exist ignored ({})",
+                            c.location()
+                        ),
+                    )
+                    .at(c.location().to_string()),
+                );
                 continue;
             }
             let i = g.connections.len() as u32;
@@ -266,7 +321,7 @@ impl<'d, 'a> Graph<'d, 'a> {
     }
 
     /// Connections whose destination is `id`, in file order.
-    pub fn to_dst(&self, id: u64) -> impl Iterator<Item = &Connection> {
+    pub fn incoming(&self, id: u64) -> impl Iterator<Item = &Connection> {
         self.by_dst
             .get(&id)
             .into_iter()
@@ -275,7 +330,7 @@ impl<'d, 'a> Graph<'d, 'a> {
     }
 
     /// Connections whose source is `id`, in file order.
-    pub fn from_src(&self, id: u64) -> impl Iterator<Item = &Connection> {
+    pub fn outgoing(&self, id: u64) -> impl Iterator<Item = &Connection> {
         self.by_src
             .get(&id)
             .into_iter()
@@ -294,20 +349,8 @@ impl<'d, 'a> Graph<'d, 'a> {
         id: u64,
         element: &'s str,
     ) -> impl Iterator<Item = (&'s Connection, &'s Object<'d, 'a>)> + 's {
-        self.to_dst(id).filter_map(move |c| {
+        self.incoming(id).filter_map(move |c| {
             let o = self.object(c.src)?;
-            (o.element == element).then_some((c, o))
-        })
-    }
-
-    /// Connections from `id` whose destination object's element is `element`.
-    pub fn destinations_of<'s>(
-        &'s self,
-        id: u64,
-        element: &'s str,
-    ) -> impl Iterator<Item = (&'s Connection, &'s Object<'d, 'a>)> + 's {
-        self.from_src(id).filter_map(move |c| {
-            let o = self.object(c.dst)?;
             (o.element == element).then_some((c, o))
         })
     }
@@ -482,10 +525,6 @@ impl<'d, 'a> Props<'d, 'a> {
 
     pub fn int(&self, name: &str) -> Option<i64> {
         self.get(name)?.as_int()
-    }
-
-    pub fn bool(&self, name: &str) -> Option<bool> {
-        self.get(name)?.as_bool()
     }
 
     pub fn time(&self, name: &str) -> Option<i64> {

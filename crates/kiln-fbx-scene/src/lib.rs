@@ -1,8 +1,9 @@
 //! FBX for kiln, layer 2: an FBX document (read by `kiln-fbx`, binary or ASCII, 6.1 to 7.7)
 //! turned into a [`kiln_scene::Scene`] the way Assimp 5.2.5's FBX importer builds its
-//! `aiScene`, so that after `kiln-process` it is the scene Assimp produces with the original
-//! tool's flags; and the reverse, a scene written as a binary FBX 7.4 file ([`write_fbx`]),
-//! for tests, benchmarks and `kiln demo`.
+//! `aiScene` (right-handed, polygons, one vertex per polygon corner), so that after
+//! `kiln-process` it is the scene Assimp produces with the original tool's flags; and, with
+//! the `writer` feature (default), the reverse: a scene as a binary FBX 7.4 file
+//! ([`write_fbx`]), for tests, benchmarks and `kiln demo`.
 //!
 //! ```
 //! use kiln_fbx_scene::{import, write_fbx, WriteOptions};
@@ -18,101 +19,42 @@
 //! node.meshes.push(0);
 //! scene.add_child(0, node);
 //!
-//! let bytes = write_fbx(&scene, &WriteOptions::default())?;
-//! let back = import(&bytes)?;
-//! assert_eq!(back.nodes[1].name, "tri");
+//! let back = import(&write_fbx(&scene, &WriteOptions::default())?)?;
 //! assert_eq!(back.meshes[0].positions[1], Vec3::X);
 //! assert_eq!(back.materials[0].diffuse, Some(Vec3::X));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # What it does
-//! - **Object graph** ([`graph`]): `Objects` by id, `Connections` (OO, OP with the property
-//!   name) in file order, `Properties70` (and 6.1 `Properties60`) resolved against the
-//!   `Definitions` templates with Assimp's strong typing, `GlobalSettings` (unit scale, axes,
-//!   `TimeMode`/`CustomFrameRate` into [`kiln_scene::Metadata`]).
-//! - **Nodes**: the `Model` tree from the root (id 0); the full FBX transform chain with the
-//!   `name_$AssimpFbx$_Component` helper nodes where Assimp 5.2 inserts them (pivots, offsets,
-//!   pre/post rotation, geometric transforms, and components that animations target).
-//! - **Geometry** ([`geometry`]): one vertex per polygon corner, layer elements resolved per
-//!   corner; one mesh per material index, in order of first use.
-//! - **Materials**: Lambert/Phong colours × factors, shininess, opacity, the other
-//!   properties under Assimp's material keys (`$clr.transparent`, `$raw.<name>`...) in
-//!   [`kiln_scene::Material::properties`]; textures on `DiffuseColor`, `SpecularColor`,
-//!   `NormalMap`, `Bump` and Assimp's other slots with their `RelativeFilename`; `Video`
-//!   content (binary, or base64 in ASCII) as [`kiln_scene::EmbeddedTexture`]s.
-//! - **Skins**: each `Cluster` of a geometry's `Skin` becomes a bone of each mesh made from
-//!   it, its `Transform` the offset matrix (as Assimp 5.2 takes it), weights mapped to every
-//!   vertex made from the control point.
-//! - **Animation** ([`anim`]): per stack, per node channels as Assimp 5.2 builds them.
+//! It imports the `Model` tree with Assimp's pivot helper nodes (`name_$AssimpFbx$_…`),
+//! geometry layers, materials and textures (embedded `Video` content too), skins and
+//! animation stacks. It does not import lights, cameras, blend shapes, NURBS or FBX 6.1
+//! `Takes`, does not evaluate curve tangents, and never touches the file system.
 //!
-//! # What it does not
-//! Lights, cameras, blend shapes (morph targets), NURBS and FBX 6.1 `Takes` animation are
-//! not imported (a warning says so where the file has them). Curve tangents are not
-//! evaluated (Assimp lerps between keys). No file-system access: bytes in, scene out.
-//!
-//! # Threads
-//! With the `parallel` feature (default) an import runs on rayon's global pool: compressed
-//! arrays are inflated by the pool's other threads while the conversion runs ([`arrays`]), and
-//! mesh attributes, skin weights, layer elements and animation keys are built in parallel.
-//! The scene, its warnings and its errors are the same without the feature (for wasm32, or an
-//! embedder that wants the calling thread only). Called from inside a rayon pool, the import
-//! uses that pool.
-//!
-//! # Errors and warnings
-//! A file that is not FBX, or has no `Objects` or `Connections`, is an [`ImportError`].
-//! Everything else that is wrong inside (dangling connections, missing ids, cycles in the
-//! node graph, indices past the control points or the layer data, short layer arrays, NaN or
-//! infinite transforms, clusters without a bone) becomes a line in
-//! [`kiln_scene::Scene::warnings`] naming the object and its id, and the rest of the file is
-//! imported. No input makes it panic, and no recursion depends on the input.
+//! Invariants: only a file that is not FBX, or has no `Objects` or `Connections`, is an
+//! [`ImportError`]; anything wrong inside drops that object or layer with a
+//! [`kiln_scene::Warning`] (codes in [`codes`]) naming it, and the rest is imported. No input
+//! makes it panic, and no recursion depends on the input. With the `parallel` feature
+//! (default) an import runs on rayon's pool; the scene, warnings and errors are the same
+//! without it. How the import is built, and why: `docs/fbx-import.md`.
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
-pub mod anim;
-pub mod arrays;
+mod arrays;
+pub mod codes;
 mod convert;
-pub mod fixtures;
-pub mod geometry;
-pub mod graph;
-pub mod math;
+mod geometry;
+mod graph;
+mod options;
 mod par;
+#[cfg(feature = "writer")]
 mod writer;
 
+pub use options::ImportOptions;
+#[cfg(feature = "writer")]
 pub use writer::{WriteError, WriteOptions, write_fbx, write_fbx_nodes};
 
 use kiln_fbx::Document;
-use kiln_scene::Scene;
-
-/// Import settings; the defaults are Assimp 5.2's (`assimp dump` with no options).
-#[derive(Clone, Copy, Debug)]
-pub struct ImportOptions {
-    /// Make helper nodes for pivots and offsets (Assimp's
-    /// `AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS`, default true).
-    pub preserve_pivots: bool,
-    /// Drop animation channels whose single key equals the static value
-    /// (`AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES`, default true).
-    pub optimize_empty_animation_curves: bool,
-    /// Assign materials (`AI_CONFIG_IMPORT_FBX_READ_MATERIALS`, default true).
-    pub read_materials: bool,
-    /// Also read layer elements mapped `ByPolygon`, `AllSame` or `ByVertex`, and the
-    /// `Index` reference type, which Assimp 5.2 ignores (default false: as Assimp).
-    pub all_layer_mappings: bool,
-    /// Stop adding nodes past this many (a model linked under several parents is copied
-    /// under each, so a crafted file could multiply nodes).
-    pub max_nodes: usize,
-}
-
-impl Default for ImportOptions {
-    fn default() -> Self {
-        ImportOptions {
-            preserve_pivots: true,
-            optimize_empty_animation_curves: true,
-            read_materials: true,
-            all_layer_mappings: false,
-            max_nodes: 1 << 20,
-        }
-    }
-}
+use kiln_scene::{Scene, Warning};
 
 /// Why a file cannot be imported at all.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -181,7 +123,10 @@ fn import_on_this_thread(
         .is_some_and(|t| t.children_named("Take").next().is_some())
         && g.legacy
     {
-        warnings.push("FBX 6.1 Takes (animation) are not imported".into());
+        warnings.push(Warning::new(
+            codes::TAKES_UNSUPPORTED,
+            "FBX 6.1 Takes (animation) are not imported",
+        ));
     }
     scene.warnings = warnings;
     Ok(scene)

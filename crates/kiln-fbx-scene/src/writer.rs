@@ -17,10 +17,10 @@
 use std::collections::HashMap;
 
 use kiln_fbx::{Compression, OwnedNode, OwnedValue};
+use kiln_scene::assimp_math::{M4, Q};
 use kiln_scene::{Mat4, Scene, TextureKind};
 
-use crate::anim::KTIME_PER_SECOND;
-use crate::math::{M4, Q};
+use crate::graph::KTIME_PER_SECOND;
 
 /// Writer settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,7 +197,7 @@ pub fn write_fbx_nodes(
 ) -> Result<Vec<OwnedNode>, WriteError> {
     scene
         .validate()
-        .map_err(|e| WriteError::InvalidScene(e.0))?;
+        .map_err(|e| WriteError::InvalidScene(e.reason().to_string()))?;
     let mut ids = Ids(1_000_000);
     let mut objects: Vec<OwnedNode> = Vec::new();
     let mut conns: Vec<OwnedNode> = Vec::new();

@@ -2,9 +2,9 @@
 //! the file is imported, and nothing panics.
 
 use kiln_fbx::{OwnedNode, OwnedValue, WriteOptions as TreeOptions, write_binary};
-use kiln_fbx_scene::fixtures::{TubeSpec, skinned_tube};
 use kiln_fbx_scene::{ImportError, WriteOptions, import, write_fbx, write_fbx_nodes};
 use kiln_scene::{Mesh, Node, Scene, Vec3};
+use kiln_testkit::fixtures::fbx::{TubeSpec, skinned_tube};
 
 /// A scene with two meshes on two nodes, a skin and an animation.
 fn tree() -> Vec<OwnedNode> {
@@ -72,7 +72,7 @@ fn child<'n>(o: &'n mut OwnedNode, name: &str) -> &'n mut OwnedNode {
 fn warned(s: &Scene, needles: &[&str]) -> bool {
     s.warnings
         .iter()
-        .any(|w| needles.iter().all(|n| w.contains(n)))
+        .any(|w| needles.iter().all(|n| w.message.contains(n)))
 }
 
 #[test]

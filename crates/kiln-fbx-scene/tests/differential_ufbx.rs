@@ -9,40 +9,11 @@
 //! Needs Assimp's test models (`apt-get install assimp-testmodels`); fails without them.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use kiln_fbx::{OwnedNode, OwnedValue};
-use kiln_fbx_scene::fixtures::{TubeSpec, skinned_tube};
-use kiln_fbx_scene::graph::Graph;
 use kiln_scene::{Animation, Mat4, Quat, Scene, Vec3};
-
-const MODELS: &str = "/usr/share/assimp/models";
-
-fn corpus() -> Vec<PathBuf> {
-    let root = Path::new(MODELS);
-    assert!(
-        root.join("FBX").is_dir(),
-        "the Assimp test corpus is missing: run `apt-get install -y assimp-utils assimp-testmodels` (scripts/test does this)"
-    );
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p
-                .extension()
-                .and_then(|x| x.to_str())
-                .is_some_and(|x| x.eq_ignore_ascii_case("fbx"))
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use kiln_testkit::corpus;
+use kiln_testkit::fixtures::fbx::{TubeSpec, feature_file, skinned_tube};
 
 /// Counts both readers agree on.
 #[derive(Debug, Default, PartialEq)]
@@ -60,7 +31,6 @@ struct Counts {
 
 fn kiln_counts(bytes: &[u8], scene: &Scene) -> Counts {
     let doc = kiln_fbx::Document::parse(bytes).unwrap();
-    let g = Graph::build(&doc).unwrap();
     let mut c = Counts {
         mesh_parts: scene.meshes.len(),
         polygons: scene.meshes.iter().map(|m| m.face_count()).sum(),
@@ -76,13 +46,12 @@ fn kiln_counts(bytes: &[u8], scene: &Scene) -> Counts {
     c.cluster_bones.sort();
     c.weights = weights.into_iter().collect();
     c.weights.sort();
-    for o in &g.objects {
-        match o.element {
+    for o in doc.root("Objects").into_iter().flat_map(|o| o.children()) {
+        match o.name() {
             "AnimationStack" => c.stacks += 1,
             "AnimationCurve" => {
                 c.curves += 1;
                 c.keys += o
-                    .node
                     .child("KeyTime")
                     .map_or(0, |k| k.i64_values().map_or(0, |v| v.len()));
             }
@@ -564,14 +533,9 @@ fn legacy_61() -> Vec<u8> {
 fn kiln_agrees_with_ufbx_on_the_corpus_and_generated_files() {
     let mut lines = Vec::new();
     let mut failures = Vec::new();
-    let mut files: Vec<(String, Vec<u8>)> = corpus()
+    let mut files: Vec<(String, Vec<u8>)> = corpus::fbx_files()
         .into_iter()
-        .map(|p| {
-            (
-                p.strip_prefix(MODELS).unwrap().display().to_string(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
+        .map(|p| (corpus::name(&p), corpus::read(&p)))
         .collect();
     assert!(
         files.len() >= 19,
@@ -593,10 +557,7 @@ fn kiln_agrees_with_ufbx_on_the_corpus_and_generated_files() {
         "(generated) FBX 6.1 cube, two materials, skin".into(),
         legacy_61(),
     ));
-    files.push((
-        "(generated) feature file".into(),
-        kiln_fbx_scene::fixtures::feature_file(),
-    ));
+    files.push(("(generated) feature file".into(), feature_file()));
     for (name, bytes) in &files {
         match check(name, bytes) {
             Ok(line) => lines.push(line),

@@ -436,7 +436,7 @@ proptest! {
 
 #[test]
 fn skinned_tube_round_trips() {
-    let scene = kiln_fbx_scene::fixtures::skinned_tube(kiln_fbx_scene::fixtures::TubeSpec {
+    let scene = kiln_testkit::fixtures::fbx::skinned_tube(kiln_testkit::fixtures::fbx::TubeSpec {
         rings: 5,
         segments: 4,
         bones: 3,

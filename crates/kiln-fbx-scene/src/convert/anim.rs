@@ -18,50 +18,22 @@
 //! Channels are ordered by node name (Assimp keeps them in a `std::map`).
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
 
-use kiln_scene::{Animation, NodeChannel, QuatKey, Scene, Vec3, VectorKey};
+use kiln_scene::assimp_math::{M4, Q, RotOrder, euler_to_quat, rotation_matrix, sq_len};
+use kiln_scene::{Animation, NodeChannel, QuatKey, Vec3, VectorKey, Warning};
 
-use crate::convert::{Comp, Converter, chain_node_name};
-use crate::graph::{Graph, strip_prefix};
-use crate::math::{M4, Q, RotOrder, euler_to_quat, rotation_matrix, sq_len};
+use super::settings::{frame_rate, time_mode};
+use super::transform::{Comp, chain_node_name};
+use super::{Converter, Model};
+use crate::codes;
+use crate::graph::{KTIME_PER_SECOND, strip_prefix};
 use crate::par;
-
-/// FBX time units per second.
-pub const KTIME_PER_SECOND: f64 = 46_186_158_000.0;
 
 /// The most keys one rotation curve may gain from the 180° splitting (a guard against the
 /// runaway Assimp's algorithm shows on large negative jumps).
 const MAX_INSERTED_KEYS: usize = 100_000;
-
-/// `TimeMode` (0..=14) and `CustomFrameRate` from GlobalSettings.
-pub fn time_mode(g: &Graph<'_, '_>) -> (i64, f64) {
-    let gp = g.global_props();
-    let mode = gp.int("TimeMode").unwrap_or(0);
-    let mode = if (0..15).contains(&mode) { mode } else { 0 };
-    let custom = gp
-        .float("CustomFrameRate")
-        .map_or(-1.0, |v| f64::from(v as f32));
-    (mode, custom)
-}
-
-/// `FrameRateToDouble`.
-pub fn frame_rate(mode: i64, custom: f64) -> f64 {
-    match mode {
-        1 => 120.0,
-        2 => 100.0,
-        3 => 60.0,
-        4 => 50.0,
-        5 => 48.0,
-        6 | 7 => 30.0,
-        8 | 9 => 29.9700262,
-        10 => 25.0,
-        11 => 24.0,
-        12 => 1000.0,
-        13 => 23.976,
-        14 => custom,
-        _ => 1.0,
-    }
-}
 
 fn convert_time(t: i64, fps: f64) -> f64 {
     t as f64 / KTIME_PER_SECOND * fps
@@ -76,7 +48,7 @@ struct Curve {
 /// A curve node: its target property and its curves by channel name (`d|X`...), sorted.
 struct CurveNode {
     property: String,
-    curves: BTreeMap<String, std::sync::Arc<Curve>>,
+    curves: BTreeMap<String, Arc<Curve>>,
 }
 
 /// Keys of one component: times, values, component index 0..3.
@@ -92,215 +64,271 @@ struct Ctx {
     max_time: f64,
 }
 
-pub fn convert_animations(conv: &mut Converter<'_, '_, '_>) {
-    let g = conv.g;
-    let (mode, custom) = time_mode(g);
-    let fps = frame_rate(mode, custom);
-    let mut curve_cache: BTreeMap<u64, Option<std::sync::Arc<Curve>>> = BTreeMap::new();
-    for &sid in &g.animation_stacks.clone() {
-        let Some(stack) = g.object(sid).copied() else {
-            continue;
-        };
-        let layers: Vec<u64> = g
-            .sources_of(sid, "AnimationLayer")
-            .filter(|(c, _)| c.property.is_empty())
-            .map(|(c, _)| c.src)
-            .collect();
-        if layers.is_empty() {
-            continue;
-        }
-        let full = stack.name(g.legacy);
-        let name = if let Some(n) = full.strip_prefix("AnimationStack::") {
-            n.to_string()
-        } else {
-            strip_prefix(&full, "AnimStack::").to_string()
-        };
-        // Curve nodes per target node name (sorted), in layer and connection order.
-        let mut node_map: BTreeMap<String, Vec<(u64, CurveNode)>> = BTreeMap::new();
-        for &lid in &layers {
-            let cns: Vec<u64> = g
-                .sources_of(lid, "AnimationCurveNode")
+impl<'d, 'a> Converter<'_, 'd, 'a> {
+    /// `ConvertAnimations`: one [`Animation`] per stack that animates something; records which
+    /// chain components the animations target ([`Converter::anim_chain_bits`]).
+    pub(super) fn convert_animations(&mut self) {
+        let g = self.g;
+        let (mode, custom) = time_mode(g);
+        let fps = frame_rate(mode, custom);
+        let mut curve_cache: BTreeMap<u64, Option<Arc<Curve>>> = BTreeMap::new();
+        for &sid in &g.animation_stacks.clone() {
+            let Some(stack) = g.object(sid).copied() else {
+                continue;
+            };
+            let layers: Vec<u64> = g
+                .sources_of(sid, "AnimationLayer")
                 .filter(|(c, _)| c.property.is_empty())
                 .map(|(c, _)| c.src)
                 .collect();
-            for cn in cns {
-                // Target: the first property link to a Model, NodeAttribute or Deformer.
-                let target = g.from_src(cn).find(|c| {
-                    !c.property.is_empty()
-                        && g.object(c.dst).is_some_and(|o| {
-                            matches!(o.element, "Model" | "NodeAttribute" | "Deformer")
-                        })
-                });
-                let Some(target) = target.cloned() else {
-                    let d = g.object(cn).map(|o| conv.describe(o)).unwrap_or_default();
-                    conv.warn(format!("{d}: no target node or property; ignored"));
-                    continue;
-                };
-                if !matches!(
-                    target.property.as_str(),
-                    "Lcl Scaling" | "Lcl Rotation" | "Lcl Translation" | "DeformPercent"
-                ) {
-                    continue;
-                }
-                let Some(model) = conv.model(target.dst) else {
-                    if target.property == "DeformPercent" {
-                        conv.warn(format!(
-                            "animation '{name}': blend shape (morph) channels are not imported"
-                        ));
-                    }
-                    continue;
-                };
-                let mut curves = BTreeMap::new();
-                let links: Vec<(String, u64)> = g
-                    .sources_of(cn, "AnimationCurve")
-                    .filter(|(c, _)| !c.property.is_empty())
-                    .map(|(c, _)| (c.property.clone(), c.src))
+            if layers.is_empty() {
+                continue;
+            }
+            let full = stack.name(g.legacy);
+            let name = if let Some(n) = full.strip_prefix("AnimationStack::") {
+                n.to_string()
+            } else {
+                strip_prefix(&full, "AnimStack::").to_string()
+            };
+            // Curve nodes per target node name (sorted), in layer and connection order.
+            let mut node_map: BTreeMap<String, Vec<(u64, CurveNode)>> = BTreeMap::new();
+            for &lid in &layers {
+                let cns: Vec<u64> = g
+                    .sources_of(lid, "AnimationCurveNode")
+                    .filter(|(c, _)| c.property.is_empty())
+                    .map(|(c, _)| c.src)
                     .collect();
-                for (prop, cid) in links {
-                    let curve = match curve_cache.get(&cid) {
-                        Some(c) => c.clone(),
-                        None => {
-                            let c = read_curve(conv, cid).map(std::sync::Arc::new);
-                            curve_cache.insert(cid, c.clone());
-                            c
-                        }
+                for cn in cns {
+                    // Target: the first property link to a Model, NodeAttribute or Deformer.
+                    let target = g.outgoing(cn).find(|c| {
+                        !c.property.is_empty()
+                            && g.object(c.dst).is_some_and(|o| {
+                                matches!(o.element, "Model" | "NodeAttribute" | "Deformer")
+                            })
+                    });
+                    let Some(target) = target.cloned() else {
+                        let d = g.object(cn).map(|o| self.describe(o)).unwrap_or_default();
+                        self.warn(
+                            Warning::new(
+                                codes::CURVE_NODE_UNTARGETED,
+                                format!("{d}: no target node or property; ignored"),
+                            )
+                            .at(d),
+                        );
+                        continue;
                     };
-                    if let Some(c) = curve {
-                        curves.insert(prop, c);
+                    if !matches!(
+                        target.property.as_str(),
+                        "Lcl Scaling" | "Lcl Rotation" | "Lcl Translation" | "DeformPercent"
+                    ) {
+                        continue;
                     }
+                    let Some(model) = self.model(target.dst) else {
+                        if target.property == "DeformPercent" {
+                            self.warn(
+                            Warning::new(
+                                codes::MORPH_UNSUPPORTED,
+                                format!(
+                                    "animation '{name}': blend shape (morph) channels are not imported"
+                                ),
+                            )
+                            .at(format!("animation '{name}'")),
+                        );
+                        }
+                        continue;
+                    };
+                    let mut curves = BTreeMap::new();
+                    let links: Vec<(String, u64)> = g
+                        .sources_of(cn, "AnimationCurve")
+                        .filter(|(c, _)| !c.property.is_empty())
+                        .map(|(c, _)| (c.property.clone(), c.src))
+                        .collect();
+                    for (prop, cid) in links {
+                        let curve = match curve_cache.get(&cid) {
+                            Some(c) => c.clone(),
+                            None => {
+                                let c = self.read_curve(cid).map(Arc::new);
+                                curve_cache.insert(cid, c.clone());
+                                c
+                            }
+                        };
+                        if let Some(c) = curve {
+                            curves.insert(prop, c);
+                        }
+                    }
+                    node_map.entry(model.name.clone()).or_default().push((
+                        model.id,
+                        CurveNode {
+                            property: target.property,
+                            curves,
+                        },
+                    ));
                 }
-                node_map.entry(model.name.clone()).or_default().push((
-                    model.id,
-                    CurveNode {
-                        property: target.property,
-                        curves,
-                    },
-                ));
             }
-        }
-        let local = g.props(&stack.node, "AnimationStack.FbxAnimStack");
-        let mut start = local.time("LocalStart").unwrap_or(0);
-        let mut stop = local.time("LocalStop").unwrap_or(0);
-        let has_range = start != 0 || stop != 0;
-        if !has_range {
-            start = i64::MIN + 1 + 20000;
-            stop = i64::MAX - 20000;
-        }
-        let mut ctx = Ctx {
-            fps,
-            min_time: 1e10,
-            max_time: -1e10,
-        };
-        // Which curves drive which node is settled in order (warnings, model lookups); the
-        // keys of the nodes are then computed in parallel and collected in node order.
-        let mut jobs = Vec::new();
-        for (node_name, nodes) in &node_map {
-            if let Some((model, chain)) = prepare_node(conv, node_name, nodes) {
-                jobs.push((node_name.as_str(), model, chain));
+            let local = g.props(&stack.node, "AnimationStack.FbxAnimStack");
+            let mut start = local.time("LocalStart").unwrap_or(0);
+            let mut stop = local.time("LocalStop").unwrap_or(0);
+            let has_range = start != 0 || stop != 0;
+            if !has_range {
+                start = i64::MIN + 1 + 20000;
+                stop = i64::MAX - 20000;
             }
-        }
-        let optimize = conv.options.optimize_empty_animation_curves;
-        let work: Vec<(&str, &crate::convert::Model<'_, '_>, &Chain<'_>)> =
-            jobs.iter().map(|(n, m, c)| (*n, &**m, c)).collect();
-        let done = par::map(&work, |&(name, model, chain)| {
-            let mut local = Ctx {
+            let mut ctx = Ctx {
                 fps,
                 min_time: 1e10,
                 max_time: -1e10,
             };
-            let mut out = Vec::new();
-            let bits = node_channels(
-                &mut local, &mut out, name, model, chain, start, stop, optimize,
-            );
-            (local, out, bits)
-        });
-        let mut channels = Vec::new();
-        for (&(name, _, _), (local, out, bits)) in work.iter().zip(done) {
-            ctx.min_time = ctx.min_time.min(local.min_time);
-            ctx.max_time = ctx.max_time.max(local.max_time);
-            channels.extend(out);
-            if let Some(bits) = bits {
-                conv.anim_chain_bits.insert(name.to_string(), bits);
+            // Which curves drive which node is settled in order (warnings, model lookups); the
+            // keys of the nodes are then computed in parallel and collected in node order.
+            let mut jobs = Vec::new();
+            for (node_name, nodes) in &node_map {
+                if let Some((model, chain)) = self.prepare_node(node_name, nodes) {
+                    jobs.push((node_name.as_str(), model, chain));
+                }
             }
+            let optimize = self.options.optimize_empty_animation_curves;
+            let work: Vec<(&str, &Model<'_, '_>, &Chain<'_>)> =
+                jobs.iter().map(|(n, m, c)| (*n, &**m, c)).collect();
+            let done = par::map(&work, |&(name, model, chain)| {
+                let mut local = Ctx {
+                    fps,
+                    min_time: 1e10,
+                    max_time: -1e10,
+                };
+                let mut out = Vec::new();
+                let bits = node_channels(
+                    &mut local, &mut out, name, model, chain, start, stop, optimize,
+                );
+                (local, out, bits)
+            });
+            let mut channels = Vec::new();
+            for (&(name, _, _), (local, out, bits)) in work.iter().zip(done) {
+                ctx.min_time = ctx.min_time.min(local.min_time);
+                ctx.max_time = ctx.max_time.max(local.max_time);
+                channels.extend(out);
+                if let Some(bits) = bits {
+                    self.anim_chain_bits.insert(name.to_string(), bits);
+                }
+            }
+            if channels.is_empty() {
+                continue;
+            }
+            let start_fps = if has_range {
+                convert_time(start, fps)
+            } else {
+                ctx.min_time
+            };
+            let stop_fps = if has_range {
+                convert_time(stop, fps)
+            } else {
+                ctx.max_time
+            };
+            for ch in &mut channels {
+                for k in &mut ch.position_keys {
+                    k.time -= start_fps;
+                }
+                for k in &mut ch.rotation_keys {
+                    k.time -= start_fps;
+                }
+                for k in &mut ch.scaling_keys {
+                    k.time -= start_fps;
+                }
+            }
+            self.scene.animations.push(Animation {
+                name,
+                duration: stop_fps - start_fps,
+                ticks_per_second: fps,
+                channels,
+            });
         }
-        if channels.is_empty() {
-            continue;
-        }
-        let start_fps = if has_range {
-            convert_time(start, fps)
-        } else {
-            ctx.min_time
+    }
+
+    /// One `AnimationCurve`: key times and values, checked (`None`, with a warning, when they
+    /// are missing, unreadable, of different lengths or not ascending; `None` when empty).
+    fn read_curve(&mut self, id: u64) -> Option<Curve> {
+        let obj = *self.g.object(id)?;
+        let d = self.describe(&obj);
+        let dropped = |msg: String| Warning::new(codes::CURVE_DROPPED, msg).at(d.clone());
+        let (Some(t), Some(v)) = (obj.node.child("KeyTime"), obj.node.child("KeyValueFloat"))
+        else {
+            self.warn(dropped(format!(
+                "{d}: KeyTime or KeyValueFloat missing; curve ignored"
+            )));
+            return None;
         };
-        let stop_fps = if has_range {
-            convert_time(stop, fps)
-        } else {
-            ctx.max_time
+        let times = match self.g.arrays.i64s(&t) {
+            Ok(t) => t,
+            Err(e) => {
+                self.warn(dropped(format!(
+                    "{d}: KeyTime unreadable ({e}); curve ignored"
+                )));
+                return None;
+            }
         };
-        for ch in &mut channels {
-            for k in &mut ch.position_keys {
-                k.time -= start_fps;
+        let values = match self.g.arrays.floats_or_decode(&v) {
+            Ok(v) => v.into_vec(),
+            Err(e) => {
+                self.warn(dropped(format!(
+                    "{d}: KeyValueFloat unreadable ({e}); curve ignored"
+                )));
+                return None;
             }
-            for k in &mut ch.rotation_keys {
-                k.time -= start_fps;
-            }
-            for k in &mut ch.scaling_keys {
-                k.time -= start_fps;
-            }
+        };
+        if times.len() != values.len() {
+            self.warn(dropped(format!(
+                "{d}: {} key times but {} values; curve ignored",
+                times.len(),
+                values.len()
+            )));
+            return None;
         }
-        conv.scene.animations.push(Animation {
-            name,
-            duration: stop_fps - start_fps,
-            ticks_per_second: fps,
-            channels,
-        });
+        if times.windows(2).any(|w| w[0] >= w[1]) {
+            self.warn(dropped(format!(
+                "{d}: key times not in ascending order; curve ignored"
+            )));
+            return None;
+        }
+        if times.is_empty() {
+            return None;
+        }
+        Some(Curve { times, values })
+    }
+
+    /// `GenerateNodeAnimations`, first half: the target model and its curve nodes by component
+    /// (`None` when nothing is animated).
+    fn prepare_node<'c>(
+        &mut self,
+        fixed_name: &str,
+        nodes: &'c [(u64, CurveNode)],
+    ) -> Option<(Rc<Model<'d, 'a>>, Chain<'c>)> {
+        let &(target_id, _) = nodes.last()?;
+        let mut by_prop: BTreeMap<&str, Vec<&CurveNode>> = BTreeMap::new();
+        for (_, n) in nodes {
+            if n.curves.is_empty() {
+                self.warn(
+                    Warning::new(
+                        codes::CURVE_NODE_EMPTY,
+                        format!(
+                            "node '{fixed_name}': an AnimationCurveNode on {} has no curves",
+                            n.property
+                        ),
+                    )
+                    .at(format!("node '{fixed_name}'")),
+                );
+                continue;
+            }
+            by_prop.entry(n.property.as_str()).or_default().push(n);
+        }
+        let target = self.model(target_id)?;
+        let chain: Chain<'c> = ANIMATED.map(|comp| by_prop.get(comp.property()).cloned());
+        Some((target, chain))
     }
 }
 
-fn read_curve(conv: &mut Converter<'_, '_, '_>, id: u64) -> Option<Curve> {
-    let obj = *conv.g.object(id)?;
-    let d = conv.describe(&obj);
-    let (Some(t), Some(v)) = (obj.node.child("KeyTime"), obj.node.child("KeyValueFloat")) else {
-        conv.warn(format!(
-            "{d}: KeyTime or KeyValueFloat missing; curve ignored"
-        ));
-        return None;
-    };
-    let times = match conv.g.arrays.i64s(&t) {
-        Ok(t) => t,
-        Err(e) => {
-            conv.warn(format!("{d}: KeyTime unreadable ({e}); curve ignored"));
-            return None;
-        }
-    };
-    let values = match conv.g.arrays.floats_or_decode(&v) {
-        Ok(v) => v.into_vec(),
-        Err(e) => {
-            conv.warn(format!(
-                "{d}: KeyValueFloat unreadable ({e}); curve ignored"
-            ));
-            return None;
-        }
-    };
-    if times.len() != values.len() {
-        conv.warn(format!(
-            "{d}: {} key times but {} values; curve ignored",
-            times.len(),
-            values.len()
-        ));
-        return None;
-    }
-    if times.windows(2).any(|w| w[0] >= w[1]) {
-        conv.warn(format!(
-            "{d}: key times not in ascending order; curve ignored"
-        ));
-        return None;
-    }
-    if times.is_empty() {
-        return None;
-    }
-    Some(Curve { times, values })
-}
+/// The components animation curves drive, in the order of [`Chain`].
+const ANIMATED: [Comp; 3] = [Comp::Translation, Comp::Rotation, Comp::Scaling];
 
+/// The component index (0..3) of a curve's channel name.
 fn mapto(channel: &str) -> Option<usize> {
     match channel {
         "d|X" => Some(0),
@@ -518,7 +546,7 @@ fn qkeys(v: Vec<(f64, Q)>) -> Vec<QuatKey> {
 }
 
 /// `NeedsComplexTransformationChain`: pivots, offsets or geometric transforms.
-fn needs_complex_chain(model: &crate::convert::Model<'_, '_>) -> bool {
+fn needs_complex_chain(model: &Model<'_, '_>) -> bool {
     let eps = 1e-6f32;
     for (name, scale) in [
         ("RotationOffset", false),
@@ -553,7 +581,7 @@ fn default_of(comp: Comp) -> [f32; 3] {
 
 /// `IsRedundantAnimationData`: one curve node whose X/Y/Z curves hold one key each, equal
 /// to the node's static value.
-fn is_redundant(model: &crate::convert::Model<'_, '_>, comp: Comp, nodes: &[&CurveNode]) -> bool {
+fn is_redundant(model: &Model<'_, '_>, comp: Comp, nodes: &[&CurveNode]) -> bool {
     if nodes.len() != 1 {
         return false;
     }
@@ -575,31 +603,6 @@ fn is_redundant(model: &crate::convert::Model<'_, '_>, comp: Comp, nodes: &[&Cur
 /// The curve nodes on a node's translation, rotation and scaling.
 type Chain<'c> = [Option<Vec<&'c CurveNode>>; 3];
 
-/// `GenerateNodeAnimations`, first half: the target model and its curve nodes by component
-/// (`None` when nothing is animated).
-fn prepare_node<'c, 'd, 'a>(
-    conv: &mut Converter<'_, 'd, 'a>,
-    fixed_name: &str,
-    nodes: &'c [(u64, CurveNode)],
-) -> Option<(std::rc::Rc<crate::convert::Model<'d, 'a>>, Chain<'c>)> {
-    let &(target_id, _) = nodes.last()?;
-    let mut by_prop: BTreeMap<&str, Vec<&CurveNode>> = BTreeMap::new();
-    for (_, n) in nodes {
-        if n.curves.is_empty() {
-            conv.warn(format!(
-                "node '{fixed_name}': an AnimationCurveNode on {} has no curves",
-                n.property
-            ));
-            continue;
-        }
-        by_prop.entry(n.property.as_str()).or_default().push(n);
-    }
-    let target = conv.model(target_id)?;
-    let comps = [Comp::Translation, Comp::Rotation, Comp::Scaling];
-    let chain: Chain<'c> = comps.map(|comp| by_prop.get(comp.property()).cloned());
-    Some((target, chain))
-}
-
 /// `GenerateNodeAnimations`, second half (no shared state: runs in parallel): the node's
 /// channels into `out`; the helper-node components animated, when the node needs the
 /// complex chain.
@@ -608,15 +611,14 @@ fn node_channels(
     ctx: &mut Ctx,
     out: &mut Vec<NodeChannel>,
     fixed_name: &str,
-    target: &crate::convert::Model<'_, '_>,
+    target: &Model<'_, '_>,
     chain: &Chain<'_>,
     start: i64,
     stop: i64,
     optimize: bool,
 ) -> Option<u32> {
-    let comps = [Comp::Translation, Comp::Rotation, Comp::Scaling];
     let mut has_any = false;
-    for (i, comp) in comps.iter().enumerate() {
+    for (i, comp) in ANIMATED.iter().enumerate() {
         if let Some(v) = &chain[i] {
             if optimize && is_redundant(target, *comp, v) {
                 continue;
@@ -638,7 +640,7 @@ fn node_channels(
         return None;
     }
     let mut flags = 0u32;
-    for (i, comp) in comps.iter().enumerate() {
+    for (i, comp) in ANIMATED.iter().enumerate() {
         let Some(nodes) = &chain[i] else { continue };
         flags |= comp.bit();
         let name = chain_node_name(fixed_name, *comp);
@@ -707,7 +709,7 @@ fn node_channels(
 fn simple_node_anim(
     ctx: &mut Ctx,
     name: &str,
-    target: &crate::convert::Model<'_, '_>,
+    target: &Model<'_, '_>,
     chain: &[Option<Vec<&CurveNode>>; 3],
     start: i64,
     stop: i64,
@@ -796,41 +798,45 @@ fn simple_node_anim(
     ch
 }
 
-/// Assimp's `ScenePreprocessor`: a channel without position, rotation or scaling keys gets
-/// one key at time 0 from its node's transform.
-pub fn add_missing_tracks(scene: &mut Scene) {
-    let order = scene.depth_first();
-    for a in 0..scene.animations.len() {
-        for c in 0..scene.animations[a].channels.len() {
-            let ch = &scene.animations[a].channels[c];
-            if !ch.position_keys.is_empty()
-                && !ch.rotation_keys.is_empty()
-                && !ch.scaling_keys.is_empty()
-            {
-                continue;
-            }
-            let Some(&node) = order.iter().find(|&&n| scene.nodes[n].name == ch.node_name) else {
-                continue;
-            };
-            let (s, q, p) = M4::from_glam(&scene.nodes[node].transform).decompose();
-            let ch = &mut scene.animations[a].channels[c];
-            if ch.rotation_keys.is_empty() {
-                ch.rotation_keys.push(QuatKey {
-                    time: 0.0,
-                    value: q.to_glam(),
-                });
-            }
-            if ch.scaling_keys.is_empty() {
-                ch.scaling_keys.push(VectorKey {
-                    time: 0.0,
-                    value: Vec3::from_array(s),
-                });
-            }
-            if ch.position_keys.is_empty() {
-                ch.position_keys.push(VectorKey {
-                    time: 0.0,
-                    value: Vec3::from_array(p),
-                });
+impl Converter<'_, '_, '_> {
+    /// Assimp's `ScenePreprocessor`: a channel without position, rotation or scaling keys
+    /// gets one key at time 0 from its node's transform.
+    pub(super) fn add_missing_tracks(&mut self) {
+        let scene = &mut self.scene;
+        let order = scene.depth_first();
+        for a in 0..scene.animations.len() {
+            for c in 0..scene.animations[a].channels.len() {
+                let ch = &scene.animations[a].channels[c];
+                if !ch.position_keys.is_empty()
+                    && !ch.rotation_keys.is_empty()
+                    && !ch.scaling_keys.is_empty()
+                {
+                    continue;
+                }
+                let Some(&node) = order.iter().find(|&&n| scene.nodes[n].name == ch.node_name)
+                else {
+                    continue;
+                };
+                let (s, q, p) = M4::from_glam(&scene.nodes[node].transform).decompose();
+                let ch = &mut scene.animations[a].channels[c];
+                if ch.rotation_keys.is_empty() {
+                    ch.rotation_keys.push(QuatKey {
+                        time: 0.0,
+                        value: q.to_glam(),
+                    });
+                }
+                if ch.scaling_keys.is_empty() {
+                    ch.scaling_keys.push(VectorKey {
+                        time: 0.0,
+                        value: Vec3::from_array(s),
+                    });
+                }
+                if ch.position_keys.is_empty() {
+                    ch.position_keys.push(VectorKey {
+                        time: 0.0,
+                        value: Vec3::from_array(p),
+                    });
+                }
             }
         }
     }

@@ -1,0 +1,373 @@
+//! Geometry and layers: `Geometry` objects (class `Mesh`, FBX 6.1 models with their own
+//! geometry, and `Line`s) read once each ([`crate::geometry`]) and cut into output meshes,
+//! one per material index in order of first use, one vertex per polygon corner; the skin
+//! weights of each part are built beside its attributes.
+
+use std::rc::Rc;
+
+use kiln_scene::{Mesh, NodeId, PrimitiveTypes, UvChannel, Vec3, Vec4, Warning};
+
+use super::skin::bones_for;
+use super::{Cluster, Converter, Model};
+use crate::codes;
+use crate::geometry::{GeometryOptions, MeshGeometry};
+use crate::graph::{Object, strip_prefix};
+use crate::par;
+
+impl<'d, 'a> Converter<'_, 'd, 'a> {
+    /// The mesh geometry of object `id` (a `Geometry` of class `Mesh` or `Line`, or a 6.1
+    /// model), read once.
+    pub(super) fn geometry(&mut self, id: u64) -> Option<Rc<MeshGeometry<'a>>> {
+        if let Some(g) = self.geometries.get(&id) {
+            return g.clone();
+        }
+        let g = self.g;
+        let obj = *g.object(id)?;
+        let class = obj.class(g.legacy);
+        let usable = (obj.element == "Geometry" && (class == "Mesh" || class == "Line"))
+            || (obj.element == "Model" && g.legacy);
+        let result = if !usable {
+            None
+        } else if class == "Line" {
+            self.read_line(&obj).map(Rc::new)
+        } else {
+            let what = self.describe(&obj);
+            let mut w = Vec::new();
+            let r = MeshGeometry::read(
+                &obj.node,
+                &what,
+                GeometryOptions {
+                    all_layer_mappings: self.options.all_layer_mappings,
+                },
+                &g.arrays,
+                &mut w,
+            );
+            self.warnings.extend(w);
+            match r {
+                Ok(m) => Some(Rc::new(m)),
+                Err(e) => {
+                    self.warn(
+                        Warning::new(
+                            codes::GEOMETRY_DROPPED,
+                            format!("{what}: {}; the geometry is not imported", e.0),
+                        )
+                        .at(what),
+                    );
+                    None
+                }
+            }
+        };
+        self.geometries.insert(id, result.clone());
+        result
+    }
+
+    /// A `Line` geometry as a mesh geometry of 2-corner faces (control points kept as they
+    /// are: `Points` and `PointsIndex`).
+    fn read_line(&mut self, obj: &Object<'d, 'a>) -> Option<MeshGeometry<'a>> {
+        let what = self.describe(obj);
+        let (Some(p), Some(i)) = (obj.node.child("Points"), obj.node.child("PointsIndex")) else {
+            self.warn(
+                Warning::new(
+                    codes::GEOMETRY_DROPPED,
+                    format!("{what}: Points or PointsIndex missing; not imported"),
+                )
+                .at(what),
+            );
+            return None;
+        };
+        let points: Vec<[f32; 3]> = p
+            .f64_values()
+            .ok()?
+            .chunks_exact(3)
+            .map(|c| [c[0] as f32, c[1] as f32, c[2] as f32])
+            .collect();
+        let idx: Vec<i32> = i.i32_values().ok()?.into_owned();
+        let mut g = MeshGeometry {
+            points: points.clone(),
+            control_points: points.len(),
+            ..MeshGeometry::default()
+        };
+        // Encode the segments as faces over the points directly; `convert_line` reads them.
+        g.materials = idx;
+        g.faces = vec![u32::MAX];
+        Some(g)
+    }
+
+    /// The meshes of every geometry of `model`, attached to `node`.
+    pub(super) fn convert_model_meshes(&mut self, model: &Model<'d, 'a>, node: NodeId) {
+        let mut indices = Vec::new();
+        for &gid in &model.geometries {
+            indices.extend(self.convert_mesh(gid, model, node));
+        }
+        self.scene.nodes[node].meshes.extend(indices);
+    }
+
+    /// The output meshes of geometry `gid` (converted once; a geometry shared by several
+    /// models gives its meshes to each).
+    fn convert_mesh(&mut self, gid: u64, model: &Model<'d, 'a>, node: NodeId) -> Vec<usize> {
+        if let Some(done) = self.meshes_converted.get(&gid) {
+            return done.clone();
+        }
+        let Some(geo) = self.geometry(gid) else {
+            return Vec::new();
+        };
+        let Some(obj) = self.g.object(gid).copied() else {
+            return Vec::new();
+        };
+        let is_line = obj.class(self.g.legacy) == "Line";
+        if is_line {
+            let i = self.convert_line(&geo, &obj, node);
+            self.meshes_converted.insert(gid, vec![i]);
+            return vec![i];
+        }
+        if geo.corner_points.is_empty() || geo.faces.is_empty() {
+            let d = self.describe(&obj);
+            self.warn(
+                Warning::new(
+                    codes::GEOMETRY_EMPTY,
+                    format!("{d}: empty geometry (no vertices or no polygons), ignored"),
+                )
+                .at(d),
+            );
+            return Vec::new();
+        }
+        let mats = &geo.materials;
+        let multi = mats.first().is_some_and(|&b| mats.iter().any(|&m| m != b));
+        let out = if multi {
+            let mut seen = Vec::new();
+            let mut out = Vec::new();
+            let n = mats.len().min(geo.faces.len());
+            if mats.len() > geo.faces.len() {
+                let d = self.describe(&obj);
+                self.warn(
+                    Warning::new(
+                        codes::MATERIAL_INDICES_EXTRA,
+                        format!(
+                            "{d}: {} material indices for {} polygons; the extra ones are ignored",
+                            mats.len(),
+                            geo.faces.len()
+                        ),
+                    )
+                    .at(d),
+                );
+            }
+            for &m in &mats[..n] {
+                if !seen.contains(&m) {
+                    seen.push(m);
+                    out.push(self.convert_mesh_part(&geo, &obj, model, node, Some(m)));
+                }
+            }
+            out
+        } else {
+            vec![self.convert_mesh_part(&geo, &obj, model, node, None)]
+        };
+        self.meshes_converted.insert(gid, out.clone());
+        out
+    }
+
+    /// The geometry's name without its class prefix, or the node's when it has none.
+    fn mesh_name(&self, obj: &Object<'d, 'a>, node: NodeId) -> String {
+        let name = obj.name(self.g.legacy);
+        let name = strip_prefix(
+            &name,
+            if self.g.legacy {
+                "Model::"
+            } else {
+                "Geometry::"
+            },
+        );
+        if name.is_empty() {
+            self.scene.nodes[node].name.clone()
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// A `Line` geometry as a mesh of 2-index faces.
+    fn convert_line(
+        &mut self,
+        geo: &MeshGeometry<'_>,
+        obj: &Object<'d, 'a>,
+        node: NodeId,
+    ) -> usize {
+        let mut mesh = Mesh {
+            name: self.mesh_name(obj, node),
+            positions: geo.points.iter().map(|v| Vec3::from_array(*v)).collect(),
+            ..Mesh::default()
+        };
+        let idx = &geo.materials;
+        let n = geo.points.len() as i64;
+        for (i, &a) in idx.iter().enumerate() {
+            if a < 0 {
+                continue;
+            }
+            let b = idx[if i + 1 == idx.len() { 0 } else { i + 1 }];
+            let b = if b < 0 { -(b as i64) - 1 } else { b as i64 };
+            if (a as i64) < n && b < n {
+                mesh.push_face(&[a as u32, b as u32]);
+            } else {
+                let d = self.describe(obj);
+                self.warn(
+                    Warning::new(
+                        codes::LINE_INDEX_OUT_OF_RANGE,
+                        format!("{d}: line index past {n} points, segment ignored"),
+                    )
+                    .at(d),
+                );
+            }
+        }
+        mesh.primitive_types = PrimitiveTypes(PrimitiveTypes::LINE);
+        if self.scene.materials.is_empty() {
+            mesh.material = self.default_material();
+        }
+        self.scene.meshes.push(mesh);
+        self.scene.meshes.len() - 1
+    }
+
+    /// One output mesh of a geometry: all of it (`material == None`) or the polygons with
+    /// material index `material`.
+    fn convert_mesh_part(
+        &mut self,
+        geo: &MeshGeometry<'_>,
+        obj: &Object<'d, 'a>,
+        model: &Model<'d, 'a>,
+        node: NodeId,
+        material: Option<i32>,
+    ) -> usize {
+        let name = self.mesh_name(obj, node);
+        // Material.
+        let material_index = match material.or_else(|| geo.materials.first().copied()) {
+            Some(mi) if self.options.read_materials => self.material_for_mesh(model, geo, mi),
+            _ => self.default_material(),
+        };
+        let skin = self.skin(obj.id);
+        let clusters: Option<&[Cluster<'_>]> = skin.as_deref().map(Vec::as_slice);
+        // Output corner → input corner (all corners in order for a single material).
+        let picked: Option<Vec<u32>> = material.map(|m| {
+            let mut v = Vec::new();
+            let mut cursor = 0u32;
+            for (f, &n) in geo.faces.iter().enumerate() {
+                if geo.materials.get(f) == Some(&m) {
+                    v.extend(cursor..cursor + n);
+                }
+                cursor += n;
+            }
+            v
+        });
+        let pk = picked.as_deref();
+        // The vertex attributes and the skin weights are independent: built side by side.
+        let (mut mesh, bones) = par::join(
+            || mesh_attributes(geo, material, pk),
+            || clusters.map(|c| bones_for(geo, c, material, pk)),
+        );
+        mesh.name = name;
+        mesh.material = material_index;
+        mesh.bones = bones.unwrap_or_default();
+        self.scene.meshes.push(mesh);
+        self.scene.meshes.len() - 1
+    }
+}
+
+/// The vertex attributes and faces of one output mesh: the corners `picked` of the
+/// polygons with material `material` (all corners when `None`), one vertex per corner.
+fn mesh_attributes(geo: &MeshGeometry<'_>, material: Option<i32>, pk: Option<&[u32]>) -> Mesh {
+    // Tangents need bitangents: the file's, or normal × tangent.
+    let derive_binormals = geo.binormals.is_empty() && !geo.normals.is_empty();
+    let with_tangents = !geo.tangents.is_empty() && (!geo.binormals.is_empty() || derive_binormals);
+    let cp = &geo.corner_points;
+    let point = |p: u32| Vec3::from_array(geo.points.get(p as usize).copied().unwrap_or_default());
+    let positions = || -> Vec<Vec3> {
+        match pk {
+            None => cp.map_collect(point),
+            Some(pk) => pk
+                .iter()
+                .map(|&c| point(cp.get(c as usize).unwrap_or(u32::MAX)))
+                .collect(),
+        }
+    };
+    let faces = || -> (Vec<u32>, Vec<u32>, u8) {
+        let mut bits = 0u8;
+        match material {
+            None => {
+                // The corners of complete polygons (an unterminated last one keeps its
+                // vertices but makes no face).
+                let used: u32 = geo.faces.iter().sum();
+                for &n in &geo.faces {
+                    bits |= PrimitiveTypes::of_arity(n);
+                }
+                (geo.faces.clone(), (0..used).collect(), bits)
+            }
+            Some(m) => {
+                let (mut sizes, mut indices) = (Vec::new(), Vec::new());
+                let mut cursor = 0u32;
+                indices.reserve(pk.map_or(0, <[u32]>::len));
+                for (f, &n) in geo.faces.iter().enumerate() {
+                    if geo.materials.get(f) != Some(&m) {
+                        continue;
+                    }
+                    sizes.push(n);
+                    indices.extend(cursor..cursor + n);
+                    cursor += n;
+                    bits |= PrimitiveTypes::of_arity(n);
+                }
+                (sizes, indices, bits)
+            }
+        }
+    };
+    let normals = || -> (Vec<Vec3>, Vec<Vec3>, Vec<Vec3>) {
+        let normals = if geo.normals.is_empty() {
+            Vec::new()
+        } else {
+            geo.normals.gather(cp, pk, Vec3::from_array)
+        };
+        if !with_tangents {
+            return (normals, Vec::new(), Vec::new());
+        }
+        let tangents = geo.tangents.gather(cp, pk, Vec3::from_array);
+        let bitangents = if derive_binormals {
+            normals
+                .iter()
+                .zip(&tangents)
+                .map(|(n, t)| n.cross(*t))
+                .collect()
+        } else {
+            geo.binormals.gather(cp, pk, Vec3::from_array)
+        };
+        (normals, tangents, bitangents)
+    };
+    let channels = || -> (Vec<UvChannel>, Vec<Vec<Vec4>>) {
+        let uvs = geo.uvs[..geo.uv_count()]
+            .iter()
+            .zip(&geo.uv_names)
+            .map(|(uv, name)| UvChannel {
+                components: 2,
+                coords: uv.gather(cp, pk, |v| Vec3::new(v[0], v[1], 0.0)),
+                name: name.clone(),
+            })
+            .collect();
+        let colors = geo.colors[..geo.color_count()]
+            .iter()
+            .map(|col| col.gather(cp, pk, Vec4::from_array))
+            .collect();
+        (uvs, colors)
+    };
+    let (
+        (positions, (face_sizes, indices, bits)),
+        ((normals, tangents, bitangents), (uv_channels, color_channels)),
+    ) = par::join(
+        || par::join(positions, faces),
+        || par::join(normals, channels),
+    );
+    Mesh {
+        positions,
+        normals,
+        tangents,
+        bitangents,
+        uv_channels,
+        color_channels,
+        face_sizes,
+        indices,
+        primitive_types: PrimitiveTypes(bits),
+        ..Mesh::default()
+    }
+}

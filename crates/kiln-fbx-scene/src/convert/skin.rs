@@ -1,0 +1,239 @@
+//! Skins: the `Cluster`s of a geometry's (last) `Skin` deformer, each linked to its bone
+//! model, and the bones of one output mesh made from them (`ConvertWeights` +
+//! `ConvertCluster`: the cluster's `Transform` is the offset matrix, as Assimp 5.2 takes it).
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use kiln_scene::assimp_math::M4;
+use kiln_scene::{Bone, VertexWeight, Warning};
+
+use super::{Cluster, Converter};
+use crate::arrays::{Floats, Ints};
+use crate::codes;
+use crate::geometry::MeshGeometry;
+use crate::par;
+
+impl<'a> Converter<'_, '_, 'a> {
+    /// The clusters of geometry `gid`'s skin, read once per geometry (`None`: no skin).
+    pub(super) fn skin(&mut self, gid: u64) -> Option<Rc<Vec<Cluster<'a>>>> {
+        if let Some(s) = self.skins.get(&gid) {
+            return s.clone();
+        }
+        let s = self.skin_clusters(gid).map(Rc::new);
+        self.skins.insert(gid, s.clone());
+        s
+    }
+
+    /// The clusters of the (last) skin deformer on geometry `gid`.
+    fn skin_clusters(&mut self, gid: u64) -> Option<Vec<Cluster<'a>>> {
+        let g = self.g;
+        let skin = g
+            .sources_of(gid, "Deformer")
+            .filter(|(c, o)| c.property.is_empty() && o.class(g.legacy) == "Skin")
+            .map(|(c, _)| c.src)
+            .last()?;
+        let cluster_ids: Vec<u64> = g
+            .sources_of(skin, "Deformer")
+            .filter(|(c, o)| c.property.is_empty() && o.class(g.legacy) == "Cluster")
+            .map(|(c, _)| c.src)
+            .collect();
+        let mut out = Vec::new();
+        for cid in cluster_ids {
+            if let Some(c) = self.read_cluster(cid) {
+                out.push(c);
+            }
+        }
+        Some(out)
+    }
+
+    /// One cluster: its matrices, indices and weights checked, its bone found; `None` (with
+    /// a warning) when any of that is missing or malformed.
+    fn read_cluster(&mut self, id: u64) -> Option<Cluster<'a>> {
+        let g = self.g;
+        let obj = *g.object(id)?;
+        let d = self.describe(&obj);
+        let dropped = |msg: String| Warning::new(codes::CLUSTER_DROPPED, msg).at(d.clone());
+        let n = obj.node;
+        let matrix = |name: &str| -> Option<M4> {
+            let v = n.child(name)?.f64_values().ok()?;
+            M4::from_fbx_array(&v)
+        };
+        let (Some(transform), Some(_link)) = (matrix("Transform"), matrix("TransformLink")) else {
+            self.warn(dropped(format!(
+                "{d}: Transform or TransformLink missing or not 16 numbers; cluster ignored"
+            )));
+            return None;
+        };
+        if !transform.is_finite() {
+            self.warn(dropped(format!(
+                "{d}: Transform is not finite; cluster ignored"
+            )));
+            return None;
+        }
+        let (ix, wx) = (n.child("Indexes"), n.child("Weights"));
+        let (indices, weights) = match (ix, wx) {
+            (Some(i), Some(w)) => {
+                let i = match g.arrays.ints_or_decode(&i) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.warn(dropped(format!(
+                            "{d}: Indexes unreadable ({e}); cluster ignored"
+                        )));
+                        return None;
+                    }
+                };
+                let w = match g.arrays.floats_or_decode(&w) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.warn(dropped(format!(
+                            "{d}: Weights unreadable ({e}); cluster ignored"
+                        )));
+                        return None;
+                    }
+                };
+                (i, w)
+            }
+            (None, None) => (Ints::default(), Floats::Owned(Vec::new())),
+            _ => {
+                self.warn(dropped(format!(
+                    "{d}: Indexes or Weights missing; cluster ignored"
+                )));
+                return None;
+            }
+        };
+        if indices.len() != weights.len() {
+            self.warn(dropped(format!(
+                "{d}: {} indexes but {} weights; cluster ignored",
+                indices.len(),
+                weights.len()
+            )));
+            return None;
+        }
+        let target = g
+            .sources_of(id, "Model")
+            .filter(|(c, _)| c.property.is_empty())
+            .map(|(c, _)| c.src)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .find_map(|m| self.model(m));
+        let Some(target) = target else {
+            self.warn(
+                Warning::new(
+                    codes::CLUSTER_WITHOUT_BONE,
+                    format!("{d}: no bone (Model) is linked to this cluster; cluster ignored"),
+                )
+                .at(d),
+            );
+            return None;
+        };
+        if let Some(bad) = indices.iter().find(|&i| i < 0) {
+            self.warn(
+                Warning::new(
+                    codes::CLUSTER_NEGATIVE_INDEX,
+                    format!("{d}: vertex index {bad} is negative; its weight is ignored"),
+                )
+                .at(d),
+            );
+        }
+        Some(Cluster {
+            bone: target.name.clone(),
+            indices,
+            weights,
+            transform,
+        })
+    }
+}
+
+/// Skin bones of one output mesh (`ConvertWeights` + `ConvertCluster`): every cluster gives
+/// a bone (even without weights); a bone named twice in one skin is listed twice with the
+/// first cluster's data; weights go to every output vertex made from the control point.
+pub(super) fn bones_for(
+    geo: &MeshGeometry<'_>,
+    clusters: &[Cluster<'_>],
+    material: Option<i32>,
+    picked: Option<&[u32]>,
+) -> Vec<Bone> {
+    // Output vertex of each input corner when the mesh is one material's part (`u32::MAX`:
+    // the corner belongs to another part).
+    let out_of = || -> Option<Vec<u32>> {
+        material.and(picked).map(|p| {
+            let mut v = vec![u32::MAX; geo.corner_count()];
+            for (k, &c) in p.iter().enumerate() {
+                if let Some(slot) = v.get_mut(c as usize) {
+                    *slot = k as u32;
+                }
+            }
+            v
+        })
+    };
+    let ((offsets, point_corners), out_of) = par::join(|| geo.point_corners(), out_of);
+    let corners_of = |index: i32| -> &[u32] {
+        match usize::try_from(index)
+            .ok()
+            .filter(|&p| p < geo.control_points)
+        {
+            Some(cp) => &point_corners[offsets[cp] as usize..offsets[cp + 1] as usize],
+            None => &[],
+        }
+    };
+    // A bone named twice in one skin is listed twice with the first cluster's data.
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    let source: Vec<usize> = clusters
+        .iter()
+        .enumerate()
+        .map(|(i, cl)| *first.entry(cl.bone.as_str()).or_insert(i))
+        .collect();
+    let todo: Vec<usize> = (0..clusters.len()).filter(|&i| source[i] == i).collect();
+    let weights = par::map(&todo, |&i| {
+        let cl = &clusters[i];
+        let total: usize = cl.indices.iter().map(|i| corners_of(i).len()).sum();
+        let mut weights = Vec::with_capacity(total);
+        let pairs = cl.indices.iter().zip(cl.weights.iter());
+        match &out_of {
+            None => {
+                for (index, w) in pairs {
+                    for &corner in corners_of(index) {
+                        weights.push(VertexWeight {
+                            vertex: corner,
+                            weight: w,
+                        });
+                    }
+                }
+            }
+            Some(out_of) => {
+                for (index, w) in pairs {
+                    for &corner in corners_of(index) {
+                        let out = out_of.get(corner as usize).copied().unwrap_or(u32::MAX);
+                        if out != u32::MAX {
+                            weights.push(VertexWeight {
+                                vertex: out,
+                                weight: w,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        weights
+    });
+    let mut made: Vec<Option<Vec<VertexWeight>>> = vec![None; clusters.len()];
+    for (i, w) in todo.into_iter().zip(weights) {
+        made[i] = Some(w);
+    }
+    let mut bones: Vec<Bone> = Vec::with_capacity(clusters.len());
+    for (i, cl) in clusters.iter().enumerate() {
+        let src = source[i];
+        if src != i {
+            let again = bones[src].clone();
+            bones.push(again);
+            continue;
+        }
+        bones.push(Bone {
+            name: cl.bone.clone(),
+            offset_matrix: cl.transform.to_glam(),
+            weights: made[i].take().unwrap_or_default(),
+        });
+    }
+    bones
+}
