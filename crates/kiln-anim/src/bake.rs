@@ -7,7 +7,8 @@
 //!
 //! The matrix of a bone a skin uses is `offset × model` with the skin's (Assimp's) offset; a
 //! bone no skin uses holds its model matrix, so rigid parts, bound with weight 1 to their bone,
-//! go through the same texture (see [`crate::extract`] for a bone used both ways).
+//! go through the same texture (see `kiln_extract::extract` and `docs/animation.md` for a bone
+//! used both ways). [`crate::bake_model`] does the whole model: skeleton, binding and bake.
 //!
 //! Frames are baked exactly (no interpolation); rows past a clip's last frame, when clips differ
 //! in length or the texture is padded, repeat its last frame, and padded bone columns hold the
@@ -50,32 +51,59 @@ impl Default for BakeOptions {
 /// Why a model could not be baked.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BakeError {
+    /// No clip was given.
     #[error("nothing to bake: the model has no animation")]
     NoClips,
+    /// More bones than [`BakeOptions::max_bones`].
     #[error("{bones} bones: more than the bake's limit of {max} (texture width 4 × bones)")]
-    TooManyBones { bones: usize, max: u32 },
+    TooManyBones {
+        /// Bones of the skeleton.
+        bones: usize,
+        /// The limit.
+        max: u32,
+    },
+    /// A clip has more frames than [`BakeOptions::max_frames`].
     #[error(
         "clip {clip} ('{name}') has {frames} frames: more than the bake's limit of {max} (texture height)"
     )]
     TooManyFrames {
+        /// Index of the clip.
         clip: usize,
+        /// Its name.
         name: String,
+        /// Its frames.
         frames: u32,
+        /// The limit.
         max: u32,
     },
+    /// More clips than [`BakeOptions::max_clips`].
     #[error("{clips} clips: more than the bake's limit of {max} (texture array layers)")]
-    TooManyClips { clips: usize, max: u32 },
+    TooManyClips {
+        /// Clips given.
+        clips: usize,
+        /// The limit.
+        max: u32,
+    },
+    /// A clip was bound to a skeleton of another size.
     #[error(
         "clip {clip} ('{name}') was bound to a skeleton of {clip_bones} bones, not this one of {bones}"
     )]
     Mismatch {
+        /// Index of the clip.
         clip: usize,
+        /// Its name.
         name: String,
+        /// Bones of the skeleton it was bound to.
         clip_bones: usize,
+        /// Bones of this skeleton.
         bones: usize,
     },
+    /// The texture is larger than `isize::MAX` bytes.
     #[error("the texture would hold {texels} texels, more than this machine can address")]
-    TooLarge { texels: u128 },
+    TooLarge {
+        /// Texels it would hold.
+        texels: u128,
+    },
 }
 
 /// A baked texture array.
@@ -93,6 +121,7 @@ pub struct Bake {
     pub frame_counts: Vec<u32>,
     /// Frames per second of each clip.
     pub frame_rates: Vec<f32>,
+    /// Name of each clip, one per layer.
     pub clip_names: Vec<String>,
     /// `layers × height × width` texels, layer by layer, row by row: texel `(x, y)` of layer `l`
     /// is `texels[(l * height + y) * width + x]`, RGBA.
@@ -223,26 +252,11 @@ mod tests {
     use super::*;
     use alloc::string::ToString;
     use alloc::vec;
-    use glam::{Quat, Vec3, Vec4};
-    use kiln_format::{Bone, Clip, Keyframe, Track};
+    use glam::{Quat, Vec4};
+    use kiln_format::{Clip, Keyframe, Track};
 
     fn setup(frames: u32) -> (Skeleton, Vec<AnimationClip>) {
-        let b0 = Mat4::from_translation(Vec3::new(0.0, 1.0, 0.0));
-        let b1 = b0 * Mat4::from_translation(Vec3::new(2.0, 0.0, 0.0));
-        let bones = vec![
-            Bone {
-                index: 0,
-                parent: -1,
-                name: "root".into(),
-                transform: b0.to_cols_array(),
-            },
-            Bone {
-                index: 1,
-                parent: 0,
-                name: "arm".into(),
-                transform: b1.to_cols_array(),
-            },
-        ];
+        let (bones, b1) = crate::test_bones::arm();
         let offset = b1.inverse();
         let s = Skeleton::new(&bones, &[None, Some(offset.to_cols_array())]).unwrap();
         let kf = |f: u32| Keyframe {

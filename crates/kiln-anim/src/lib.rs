@@ -1,44 +1,51 @@
-//! Engine data from a processed scene, and the animation runtime an engine embeds.
+//! The animation runtime an engine embeds: it reads the engine data kiln writes (the
+//! `kiln_format` model of a `.mesh` and its `.clip`s) and poses, bakes and skins it.
 //!
-//! Offline (the converter):
-//! - [`extract`]: bones, mesh parts, top-4 skin weights, skin offsets and materials (the
-//!   original tool's `Read*Data`, with its faults fixed);
-//! - [`clip`]: one `.clip` per scene animation, every bone resampled at every frame, and the
-//!   clip file names.
-//!
-//! Runtime (no allocation per frame; everything is checked once when it is built or bound):
-//! - [`skeleton`]: [`Skeleton`] (parents, bind pose, offsets) and [`Pose`] (flat arrays), local →
-//!   model → skinning matrices;
+//! - [`skeleton`]: [`Skeleton`] (parents, bind pose, skin offsets) and [`Pose`] (flat arrays),
+//!   local → model → skinning matrices; [`classic_offsets`] for classic files, which store no
+//!   offsets;
 //! - [`sample`]: [`AnimationClip`], a `.clip` bound to a skeleton, sampled at any time (clamp
 //!   or loop), interpolating between frames;
-//! - [`mod@bake`]: every clip's per-frame skinning matrices in reference `002`'s texture layout, and
-//!   [`dds`] to write it as a DDS texture array;
+//! - [`mod@bake`]: every clip's per-frame skinning matrices in reference `002`'s texture layout,
+//!   and [`dds`] to write it as a DDS texture array; [`bake_model`] ([`baked`]) does a whole
+//!   model: skeleton, binding, bake;
 //! - [`skin`]: CPU skinning with the HLSL's lerp-between-frames semantics;
-//! - [`csv`]: reference `003`'s CSV dump of bones and vertex weights.
+//! - [`csv`]: reference `003`'s CSV dump of bones and vertex weights;
+//! - [`BindWarning`]: what binding repaired or assumed, with a stable code ([`codes`]).
 //!
-//! It expects a scene that `kiln-process` has already made left-handed and triangulated.
-//! Conventions: the scene uses column vectors; the engine files and the texture use row vectors
-//! (`v' = v * M`), which is the same memory as glam's column-major column-vector matrices, so
-//! the runtime computes with glam and the bytes need no transposition. See
-//! `docs/animation.md`.
+//! It does not read scenes or source files: the offline lowering of a scene to this data
+//! (skin extraction, clip resampling) is `kiln-extract`, and the file codecs are
+//! `kiln-format`, of which this crate uses the model and the readers only (not its writers).
 //!
-//! `no_std` + `alloc`: engines embed this crate.
+//! Invariants: everything is checked once when it is built or bound ([`Skeleton::new`],
+//! [`AnimationClip::bind`]); after that the per-frame path allocates nothing and has no check
+//! that can fail on data. Bad input is an error or a [`BindWarning`], never a panic.
+//! Conventions: the engine data uses row vectors (`v' = v * M`), the same memory as glam's
+//! column-major column-vector matrices, so the runtime computes with glam and the bytes need
+//! no transposition (`docs/animation.md`). `no_std` + `alloc`, no `unsafe`.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 extern crate alloc;
 
 pub mod bake;
-pub mod clip;
+pub mod baked;
+pub mod codes;
 pub mod csv;
 pub mod dds;
-pub mod extract;
 pub mod sample;
 pub mod skeleton;
 pub mod skin;
+#[cfg(test)]
+mod test_bones;
+mod warning;
 
 pub use bake::{Bake, BakeError, BakeOptions, bake};
-pub use clip::{ClipError, ClipOptions, ExtractedClip, clip_file_names, extract_clips};
+pub use baked::{
+    BIND_POSE_CLIP, BakeModelError, Baked, ModelBakeOptions, bake_model, bind_pose_bake,
+};
 pub use sample::{AnimationClip, BindError, Wrap};
 pub use skeleton::{Pose, PoseMismatch, Skeleton, SkeletonError, classic_offsets};
 pub use skin::{SkinError, palette, skin_vertices};
+pub use warning::BindWarning;

@@ -16,14 +16,14 @@
 //! `frameCount` frames, the last frame blending into frame 0 as the reference runtime's
 //! `(frame + 1) % frameCount` does.
 
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use glam::{Mat4, Quat, Vec3A, Vec4};
+use glam::{Quat, Vec3A, Vec4};
 use kiln_format::Clip;
 
 use crate::skeleton::{Pose, PoseMismatch, Skeleton};
+use crate::warning::BindWarning;
 
 /// Most keyframes (frames × bones) a bound clip may hold unless [`AnimationClip::bind_with_limit`]
 /// says otherwise (2·10⁷: 880 MB).
@@ -42,7 +42,10 @@ pub enum Wrap {
 /// The two frames around a time and how far between them it lies.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FramePair {
+    /// The frame at or before the time.
     pub current: u32,
+    /// The frame after it (the same frame past a clamped end; frame 0 after the last when
+    /// looping).
     pub next: u32,
     /// In `[0, 1)`.
     pub t: f32,
@@ -98,39 +101,70 @@ impl Wrap {
 /// Why a clip does not fit a skeleton.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum BindError {
+    /// The clip's `frameCount` is 0.
     #[error("clip '{name}': frame count is 0")]
-    NoFrames { name: String },
+    NoFrames {
+        /// The clip's name.
+        name: String,
+    },
+    /// The clip's frame rate is not positive and finite.
     #[error("clip '{name}': frame rate of {rate}; it must be positive and finite")]
-    FrameRate { name: String, rate: f32 },
+    FrameRate {
+        /// The clip's name.
+        name: String,
+        /// Its frame rate.
+        rate: f32,
+    },
+    /// Frames × bones exceed the limit of [`AnimationClip::bind_with_limit`].
     #[error(
         "clip '{name}': {frames} frames × {bones} bones is more than the limit of {max} keyframes"
     )]
     TooLong {
+        /// The clip's name.
         name: String,
+        /// Its frames.
         frames: u32,
+        /// Bones of the skeleton.
         bones: usize,
+        /// The limit, in keyframes.
         max: u64,
     },
+    /// A track does not have one keyframe per frame.
     #[error("clip '{name}': track {track} ('{bone}') has {count} keyframes for {frames} frames")]
     KeyframeCount {
+        /// The clip's name.
         name: String,
+        /// Index of the track.
         track: usize,
+        /// The bone it names.
         bone: String,
+        /// Its keyframes.
         count: usize,
+        /// The clip's frames.
         frames: u32,
     },
+    /// A keyframe holds NaN or an infinity.
     #[error("clip '{name}': track {track} ('{bone}') keyframe {frame} is not finite")]
     NotFinite {
+        /// The clip's name.
         name: String,
+        /// Index of the track.
         track: usize,
+        /// The bone it names.
         bone: String,
+        /// Index of the keyframe (its frame).
         frame: usize,
     },
+    /// A keyframe's rotation is (nearly) the zero quaternion, which gives no rotation.
     #[error("clip '{name}': track {track} ('{bone}') keyframe {frame} has a zero rotation")]
     ZeroRotation {
+        /// The clip's name.
         name: String,
+        /// Index of the track.
         track: usize,
+        /// The bone it names.
         bone: String,
+        /// Index of the keyframe (its frame).
         frame: usize,
     },
 }
@@ -154,7 +188,7 @@ impl AnimationClip {
     pub fn bind(
         skeleton: &Skeleton,
         clip: &Clip,
-    ) -> Result<(AnimationClip, Vec<String>), BindError> {
+    ) -> Result<(AnimationClip, Vec<BindWarning>), BindError> {
         Self::bind_with_limit(skeleton, clip, DEFAULT_MAX_BOUND_KEYFRAMES)
     }
 
@@ -172,7 +206,7 @@ impl AnimationClip {
         skeleton: &Skeleton,
         clip: &Clip,
         max_keyframes: u64,
-    ) -> Result<(AnimationClip, Vec<String>), BindError> {
+    ) -> Result<(AnimationClip, Vec<BindWarning>), BindError> {
         let name = || clip.name.clone();
         let frames = clip.frame_count;
         if frames == 0 {
@@ -213,26 +247,22 @@ impl AnimationClip {
             }
         }
         if !ignored.is_empty() {
-            warnings.push(format!(
-                "clip '{}': {} track(s) name no bone of the skeleton (or a bone that already has one) and are ignored: {}",
-                clip.name,
-                ignored.len(),
-                ignored.join(", ")
-            ));
+            warnings.push(BindWarning::TracksIgnored {
+                clip: name(),
+                tracks: ignored.into_iter().map(String::from).collect(),
+            });
         }
-        let missing: Vec<&str> = track_of
+        let missing: Vec<String> = track_of
             .iter()
             .zip(skeleton.names())
             .filter(|(t, _)| t.is_none())
-            .map(|(_, n)| n.as_str())
+            .map(|(_, n)| n.clone())
             .collect();
         if !missing.is_empty() {
-            warnings.push(format!(
-                "clip '{}': {} bone(s) have no track and hold their bind pose: {}",
-                clip.name,
-                missing.len(),
-                missing.join(", ")
-            ));
+            warnings.push(BindWarning::BonesWithoutTrack {
+                clip: name(),
+                bones: missing,
+            });
         }
         let n = frames as usize * bones;
         let mut translations = alloc::vec![Vec3A::ZERO; n];
@@ -298,10 +328,10 @@ impl AnimationClip {
             }
         }
         if unnormalised > 0 {
-            warnings.push(format!(
-                "clip '{}': {unnormalised} rotation(s) were not unit quaternions; normalised",
-                clip.name
-            ));
+            warnings.push(BindWarning::RotationsNormalised {
+                clip: name(),
+                count: unnormalised,
+            });
         }
         Ok((
             AnimationClip {
@@ -318,6 +348,7 @@ impl AnimationClip {
         ))
     }
 
+    /// The clip's name, as the `.clip` gives it.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -332,6 +363,7 @@ impl AnimationClip {
         self.duration
     }
 
+    /// Number of frames (at least 1): keyframe `k` of every track is frame `k`.
     pub fn frame_count(&self) -> u32 {
         self.frame_count
     }
@@ -401,11 +433,6 @@ impl AnimationClip {
         skeleton.update_model(pose)?;
         skeleton.update_skinning(pose)
     }
-
-    /// Time in frames of `seconds` into the clip.
-    pub fn frames_at(&self, seconds: f32) -> f32 {
-        seconds * self.frame_rate
-    }
 }
 
 /// Normalised linear interpolation of two unit quaternions along the shorter arc.
@@ -418,36 +445,16 @@ pub fn nlerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
     Quat::from_vec4(v * v.length_recip())
 }
 
-/// The model matrix a keyframe's transform gives (scale, then rotation, then translation).
-pub fn local_matrix(translation: Vec3A, rotation: Quat, scale: Vec3A) -> Mat4 {
-    Mat4::from_scale_rotation_translation(scale.into(), rotation, translation.into())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use alloc::string::ToString;
     use alloc::vec;
-    use glam::Vec3;
+    use glam::{Mat4, Vec3};
     use kiln_format::{Bone, Keyframe, Track};
 
     fn skeleton() -> Skeleton {
-        let b0 = Mat4::from_translation(Vec3::new(0.0, 1.0, 0.0));
-        let b1 = b0 * Mat4::from_translation(Vec3::new(2.0, 0.0, 0.0));
-        let bones = vec![
-            Bone {
-                index: 0,
-                parent: -1,
-                name: "root".into(),
-                transform: b0.to_cols_array(),
-            },
-            Bone {
-                index: 1,
-                parent: 0,
-                name: "arm".into(),
-                transform: b1.to_cols_array(),
-            },
-        ];
+        let (bones, _) = crate::test_bones::arm();
         Skeleton::new(&bones, &[None, None]).unwrap()
     }
 
@@ -502,9 +509,17 @@ mod tests {
     fn sampling_interpolates_and_bones_without_tracks_hold_the_bind_pose() {
         let s = skeleton();
         let (c, warnings) = AnimationClip::bind(&s, &clip()).unwrap();
-        assert!(
-            warnings[0].contains("1 bone(s) have no track"),
-            "{warnings:?}"
+        assert_eq!(
+            warnings,
+            [BindWarning::BonesWithoutTrack {
+                clip: "wave".into(),
+                bones: vec!["root".into()],
+            }]
+        );
+        assert_eq!(warnings[0].code(), crate::codes::NO_TRACK);
+        assert_eq!(
+            warnings[0].to_string(),
+            "clip 'wave': 1 bone(s) have no track and hold their bind pose: root"
         );
         let mut pose = Pose::new(&s);
         c.evaluate(&s, 0.5, Wrap::Clamp, &mut pose).unwrap();
@@ -582,10 +597,22 @@ mod tests {
         });
         c.tracks[0].keyframes[0].rotation = [0.0, 0.0, 0.0, 2.0];
         let (bound, w) = AnimationClip::bind(&s, &c).unwrap();
-        let w = w.join("\n");
-        assert!(
-            w.contains("ignored: tail") && w.contains("normalised"),
-            "{w}"
+        let codes: Vec<&str> = w.iter().map(BindWarning::code).collect();
+        assert_eq!(
+            codes,
+            [
+                crate::codes::TRACK_IGNORED,
+                crate::codes::NO_TRACK,
+                crate::codes::ROTATION_NORMALISED
+            ]
+        );
+        assert_eq!(
+            w[0].to_string(),
+            "clip 'wave': 1 track(s) name no bone of the skeleton (or a bone that already has one) and are ignored: tail"
+        );
+        assert_eq!(
+            w[2].to_string(),
+            "clip 'wave': 1 rotation(s) were not unit quaternions; normalised"
         );
         assert_eq!(bound.frame(0).unwrap().1[1], Quat::IDENTITY);
         let other = Skeleton::new(

@@ -20,41 +20,73 @@ use alloc::vec::Vec;
 use glam::{DMat4, Mat4, Quat, Vec3A, Vec4};
 use kiln_format::{Bone, Matrix, Model};
 
+use crate::warning::BindWarning;
+
 /// Parent of a root bone in [`Skeleton::parents`].
 pub const NO_PARENT: u32 = u32::MAX;
 
 /// Why a skeleton could not be built.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SkeletonError {
+    /// No bone at all.
     #[error("the skeleton has no bone")]
     Empty,
+    /// More bones than [`NO_PARENT`] leaves room for (the count).
     #[error("{0} bones; at most {max} are supported", max = u32::MAX - 1)]
     TooMany(usize),
+    /// A bone's `index` field is not its position in the list.
     #[error("bone {bone} ('{name}'): its index field says {index}")]
     Index {
+        /// Position of the bone.
         bone: usize,
+        /// Its name.
         name: String,
+        /// What its `index` field says.
         index: i32,
     },
+    /// A bone's parent is neither -1 nor an earlier bone.
     #[error("bone {bone} ('{name}'): parent {parent} is not an earlier bone")]
     Parent {
+        /// Position of the bone.
         bone: usize,
+        /// Its name.
         name: String,
+        /// What its `parent` field says.
         parent: i32,
     },
+    /// A bone's bind transform holds NaN or an infinity.
     #[error("bone {bone} ('{name}'): bind transform is not finite")]
-    Transform { bone: usize, name: String },
+    Transform {
+        /// Position of the bone.
+        bone: usize,
+        /// Its name.
+        name: String,
+    },
+    /// Not one offset slot per bone.
     #[error("{offsets} offsets for {bones} bones")]
-    OffsetCount { offsets: usize, bones: usize },
+    OffsetCount {
+        /// Offset slots given.
+        offsets: usize,
+        /// Bones of the skeleton.
+        bones: usize,
+    },
+    /// A bone's offset matrix holds NaN or an infinity.
     #[error("bone {bone} ('{name}'): offset matrix is not finite")]
-    Offset { bone: usize, name: String },
+    Offset {
+        /// Position of the bone.
+        bone: usize,
+        /// Its name.
+        name: String,
+    },
 }
 
 /// A pose whose size is not the skeleton's (it was made for another skeleton).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("pose of {pose} bones used with a skeleton or clip of {skeleton}")]
 pub struct PoseMismatch {
+    /// Bones of the pose.
     pub pose: usize,
+    /// Bones of the skeleton or clip it was used with.
     pub skeleton: usize,
 }
 
@@ -74,8 +106,8 @@ pub struct Skeleton {
 
 impl Skeleton {
     /// Builds a skeleton from `.mesh` bones and one offset slot per bone (`None`: the bone
-    /// draws with its model matrix), as [`crate::extract::Extracted::offsets`] or
-    /// [`classic_offsets`] give them.
+    /// draws with its model matrix), as `kiln_extract::Extracted::offsets` (Assimp's skin
+    /// offsets), a kiln-layout `.mesh` or [`classic_offsets`] give them.
     pub fn new(bones: &[Bone], offsets: &[Option<Matrix>]) -> Result<Skeleton, SkeletonError> {
         let n = bones.len();
         if n == 0 {
@@ -167,13 +199,6 @@ impl Skeleton {
         Ok(s)
     }
 
-    /// A skeleton from a classic `.mesh` alone, with the offsets [`classic_offsets`] assumes.
-    pub fn from_classic(model: &Model) -> Result<(Skeleton, Vec<String>), SkeletonError> {
-        let offsets = classic_offsets(model);
-        let s = Skeleton::new(&model.bones, &offsets.offsets)?;
-        Ok((s, offsets.warnings))
-    }
-
     /// Number of bones.
     pub fn len(&self) -> usize {
         self.parents.len()
@@ -184,6 +209,7 @@ impl Skeleton {
         self.parents.is_empty()
     }
 
+    /// Name of each bone, as the `.mesh` gives it (not necessarily unique).
     pub fn names(&self) -> &[String] {
         &self.names
     }
@@ -234,7 +260,10 @@ impl Skeleton {
         }
     }
 
-    /// Sets the pose's local transforms to the bind pose.
+    /// Sets the pose's local transforms to the bind pose, without allocating: how an engine
+    /// resets a [`Pose`] it reuses before layering partial clips or procedural changes on it
+    /// ([`Pose::new`] allocates). The model and skinning matrices are left as they were until
+    /// the next [`Skeleton::update_model`].
     pub fn set_bind_pose(&self, pose: &mut Pose) -> Result<(), PoseMismatch> {
         self.check(pose)?;
         pose.translations.copy_from_slice(&self.bind_translations);
@@ -342,6 +371,7 @@ impl Pose {
         self.model.len()
     }
 
+    /// Always false for a pose of a skeleton (at least one bone).
     pub fn is_empty(&self) -> bool {
         self.model.is_empty()
     }
@@ -387,7 +417,9 @@ impl Pose {
 pub struct ClassicOffsets {
     /// One per bone; `None` for bones no vertex binds, or whose assumed offset is the identity.
     pub offsets: Vec<Option<Matrix>>,
-    pub warnings: Vec<String>,
+    /// Bones that parts on differently placed nodes bind
+    /// ([`BindWarning::ClassicOffsetConflict`]).
+    pub warnings: Vec<BindWarning>,
 }
 
 /// The skin offsets of a classic `.mesh`, which cannot store them: a vertex of part `P` bound
@@ -445,10 +477,13 @@ pub fn classic_offsets(model: &Model) -> ClassicOffsets {
                             .zip(o.to_cols_array().iter())
                             .any(|(a, b)| (a - b).abs() > 1e-5 * scale);
                         if differs {
-                            warnings.push(alloc::format!(
-                                "bone {b} ('{}'): parts {} and {p} ('{}') sit on differently placed nodes; the offset of part {} is used",
-                                model.bones[b].name, decided_by[b], part.name, decided_by[b]
-                            ));
+                            warnings.push(BindWarning::ClassicOffsetConflict {
+                                bone: b,
+                                bone_name: model.bones[b].name.clone(),
+                                first_part: decided_by[b],
+                                part: p,
+                                part_name: part.name.clone(),
+                            });
                         }
                     }
                 }
@@ -468,6 +503,7 @@ pub fn classic_offsets(model: &Model) -> ClassicOffsets {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
     use alloc::vec;
     use glam::Vec3;
     use kiln_format::{MeshPart, Vertex};
@@ -499,6 +535,34 @@ mod tests {
         assert_eq!(pose.skinning(), pose.model());
         let (_, _, scale) = s.bind_local(1).unwrap();
         assert!(scale.abs_diff_eq(Vec3A::splat(2.0), 1e-6));
+    }
+
+    #[test]
+    fn set_bind_pose_resets_the_locals_of_a_reused_pose() {
+        let s = Skeleton::new(&chain(), &[None; 3]).unwrap();
+        let bind = Pose::new(&s);
+        let mut pose = bind.clone();
+        let (t, r, sc) = pose.locals_mut();
+        t[2] = Vec3A::splat(9.0);
+        r[1] = Quat::from_rotation_y(1.0);
+        sc[0] = Vec3A::splat(0.5);
+        s.update_model(&mut pose).unwrap();
+        s.set_bind_pose(&mut pose).unwrap();
+        assert_eq!(pose.translations(), bind.translations());
+        assert_eq!(pose.rotations(), bind.rotations());
+        assert_eq!(pose.scales(), bind.scales());
+        s.update_model(&mut pose).unwrap();
+        s.update_skinning(&mut pose).unwrap();
+        assert_eq!(pose, bind);
+        let other = Skeleton::new(&chain()[..2], &[None; 2]).unwrap();
+        let mut small = Pose::new(&other);
+        assert_eq!(
+            s.set_bind_pose(&mut small),
+            Err(PoseMismatch {
+                pose: 2,
+                skeleton: 3
+            })
+        );
     }
 
     #[test]
@@ -599,5 +663,35 @@ mod tests {
         assert!(got.offsets[2].is_some());
         // The part's own bone and unbound bones draw with their model matrix.
         assert_eq!((got.offsets[3], got.offsets[0]), (None, None));
+
+        // A second part, on another node, binding bone 1 too: the first part decides.
+        let mut two = model.clone();
+        two.meshes.push(MeshPart {
+            name: "b2".into(),
+            vertices: vec![v(1.0, 1.0)],
+            indices: vec![],
+            bone_index: 2,
+            material_name: String::new(),
+        });
+        let got = classic_offsets(&two);
+        assert_eq!(got.offsets[1], classic_offsets(&model).offsets[1]);
+        assert_eq!(
+            got.warnings,
+            [BindWarning::ClassicOffsetConflict {
+                bone: 1,
+                bone_name: "b1".into(),
+                first_part: 0,
+                part: 1,
+                part_name: "b2".into(),
+            }]
+        );
+        assert_eq!(
+            got.warnings[0].code(),
+            crate::codes::CLASSIC_OFFSET_CONFLICT
+        );
+        assert_eq!(
+            got.warnings[0].to_string(),
+            "bone 1 ('b1'): parts 0 and 1 ('b2') sit on differently placed nodes; the offset of part 0 is used"
+        );
     }
 }

@@ -23,24 +23,50 @@ use crate::sample::Wrap;
 /// Why skinning could not run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SkinError {
+    /// The clip index is not a layer of the bake.
     #[error("clip {clip}: the bake has {clips} clips")]
-    NoSuchClip { clip: usize, clips: usize },
-    #[error("a palette of {palette} matrices for {bones} bones")]
-    PaletteSize { palette: usize, bones: usize },
-    #[error("{what}: {len} outputs for {vertices} vertices")]
-    OutputSize {
-        what: &'static str,
-        len: usize,
-        vertices: usize,
+    NoSuchClip {
+        /// The clip asked for.
+        clip: usize,
+        /// Clips the bake holds.
+        clips: usize,
     },
-    #[error("vertex {vertex}: blend index {index} is not a bone (the skeleton has {bones})")]
-    BadIndex {
-        vertex: usize,
-        index: f32,
+    /// The palette slice does not hold one matrix per bone.
+    #[error("a palette of {palette} matrices for {bones} bones")]
+    PaletteSize {
+        /// Matrices in the slice given.
+        palette: usize,
+        /// Bones of the bake.
         bones: usize,
     },
+    /// An output slice does not hold one entry per vertex.
+    #[error("{what}: {len} outputs for {vertices} vertices")]
+    OutputSize {
+        /// `positions`, `normals` or `tangents`.
+        what: &'static str,
+        /// Entries in the slice given.
+        len: usize,
+        /// Vertices to skin.
+        vertices: usize,
+    },
+    /// A blend index that is not a bone of the palette (found by [`check_vertices`]).
+    #[error("vertex {vertex}: blend index {index} is not a bone (the skeleton has {bones})")]
+    BadIndex {
+        /// Index of the vertex.
+        vertex: usize,
+        /// The blend index it holds.
+        index: f32,
+        /// Bones of the skeleton.
+        bones: usize,
+    },
+    /// A blend weight that is NaN or infinite (found by [`check_vertices`]).
     #[error("vertex {vertex}: blend weight {weight} is not finite")]
-    BadWeight { vertex: usize, weight: f32 },
+    BadWeight {
+        /// Index of the vertex.
+        vertex: usize,
+        /// The weight it holds.
+        weight: f32,
+    },
 }
 
 /// The per-bone matrices the shader would blend at `time` (in frames) of clip `clip`: each

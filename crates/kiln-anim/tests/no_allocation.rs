@@ -2,15 +2,15 @@
 //! palette lerp and CPU skinning run under a counting global allocator that must count zero.
 //! One test function, so no other test allocates at the same time.
 
-#[path = "../../../tests/common/counting_alloc.rs"]
-mod counting_alloc;
-
 use glam::{Mat4, Quat, Vec3};
 use kiln_anim::bake::{BakeOptions, bake};
 use kiln_anim::sample::{AnimationClip, Wrap};
 use kiln_anim::skeleton::{Pose, Skeleton};
 use kiln_anim::skin::{palette, skin_vertices};
 use kiln_format::{Bone, Clip, Keyframe, Track, Vertex};
+
+#[global_allocator]
+static GLOBAL: kiln_testkit::alloc::Counting = kiln_testkit::alloc::Counting;
 
 #[test]
 fn the_per_frame_path_does_not_allocate() {
@@ -79,7 +79,7 @@ fn the_per_frame_path_does_not_allocate() {
         vec![[0f32; 3]; 100],
     );
 
-    let ((), allocated) = counting_alloc::measure(|| {
+    let ((), allocated) = kiln_testkit::alloc::measure(|| {
         for step in 0..50 {
             let time = step as f32 * 0.37 - 2.0;
             for wrap in [Wrap::Clamp, Wrap::Loop] {

@@ -23,9 +23,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::error::{Element, FormatError, Item};
-use crate::model::{
-    Bone, Clip, KEYFRAME_SIZE, Keyframe, Matrix, MeshPart, Model, Track, VERTEX_SIZE, Vertex,
-};
+use crate::model::{Bone, Clip, Keyframe, Matrix, MeshPart, Model, Track, Vertex};
+#[cfg(feature = "write")]
+use crate::model::{KEYFRAME_SIZE, VERTEX_SIZE};
 
 /// Smallest encoded bone: index, parent, empty name, transform.
 const MIN_BONE_SIZE: usize = 4 + 4 + 4 + 64;
@@ -42,6 +42,7 @@ const MIN_TRACK_SIZE: usize = 4 + 4;
 /// # Panics
 /// If a name is longer than `u32::MAX` bytes or an array holds more than `u32::MAX` items,
 /// which the layout cannot express.
+#[cfg(feature = "write")]
 pub fn write_mesh(model: &Model) -> Vec<u8> {
     let mut out = Vec::with_capacity(mesh_len(model));
     put_count(&mut out, model.bones.len());
@@ -69,6 +70,7 @@ pub fn write_mesh(model: &Model) -> Vec<u8> {
 ///
 /// # Panics
 /// If a name is longer than `u32::MAX` bytes or an array holds more than `u32::MAX` items.
+#[cfg(feature = "write")]
 pub fn write_clip(clip: &Clip) -> Vec<u8> {
     let mut out = Vec::with_capacity(clip_len(clip));
     put_str(&mut out, &clip.name);
@@ -85,6 +87,7 @@ pub fn write_clip(clip: &Clip) -> Vec<u8> {
 }
 
 /// Size in bytes of [`write_mesh`]'s output.
+#[cfg(feature = "write")]
 fn mesh_len(model: &Model) -> usize {
     let bones: usize = model
         .bones
@@ -106,6 +109,7 @@ fn mesh_len(model: &Model) -> usize {
 }
 
 /// Size in bytes of [`write_clip`]'s output.
+#[cfg(feature = "write")]
 fn clip_len(clip: &Clip) -> usize {
     let tracks: usize = clip
         .tracks
@@ -115,15 +119,18 @@ fn clip_len(clip: &Clip) -> usize {
     4 + clip.name.len() + 4 + 4 + 4 + 4 + tracks
 }
 
+#[cfg(feature = "write")]
 fn put_count(out: &mut Vec<u8>, n: usize) {
     let n = u32::try_from(n).expect("the classic layout stores counts and lengths as u32");
     out.extend_from_slice(&n.to_le_bytes());
 }
 
+#[cfg(feature = "write")]
 fn put_i32(out: &mut Vec<u8>, v: i32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
+#[cfg(feature = "write")]
 fn put_str(out: &mut Vec<u8>, s: &str) {
     put_count(out, s.len());
     out.extend_from_slice(s.as_bytes());
@@ -131,19 +138,19 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 /// Appends items made only of 4-byte words (`f32`, `u32`, [`Vertex`], [`Keyframe`]) in
 /// little-endian order: one copy on little-endian targets.
-#[cfg(target_endian = "little")]
+#[cfg(all(feature = "write", target_endian = "little"))]
 fn put_words<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
     const { assert!(core::mem::size_of::<T>().is_multiple_of(4) && core::mem::align_of::<T>() == 4) };
     out.extend_from_slice(bytemuck::cast_slice(items));
 }
 
-#[cfg(target_endian = "big")]
+#[cfg(all(feature = "write", target_endian = "big"))]
 fn put_words<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
     put_words_portable(out, items);
 }
 
 /// [`put_words`] for any byte order: word by word.
-#[cfg(any(test, target_endian = "big"))]
+#[cfg(all(feature = "write", any(test, target_endian = "big")))]
 fn put_words_portable<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
     for word in bytemuck::cast_slice::<T, u32>(items) {
         out.extend_from_slice(&word.to_le_bytes());
@@ -375,6 +382,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "write")]
     fn portable_word_writer_matches_the_cast() {
         let v = Vertex {
             position: [1.0, -2.5, 3.25],

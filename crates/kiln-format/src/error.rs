@@ -21,7 +21,9 @@ pub enum Item {
 /// A field of a binary file: the record and the field's name (`bone 3 name`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Element {
+    /// The record.
     pub item: Item,
+    /// The field's name in it (`name`, `vertex count`, …).
     pub field: &'static str,
 }
 
@@ -78,17 +80,25 @@ pub enum FormatError {
     /// A fixed-size field is cut off by the end of the file.
     #[error("{element}: {needed} bytes needed at offset {offset}, only {left} left")]
     Truncated {
+        /// The field.
         element: Element,
+        /// Where it starts.
         offset: usize,
+        /// Its size.
         needed: usize,
+        /// Bytes left from `offset`.
         left: usize,
     },
     /// A string's length prefix points past the end of the file.
     #[error("{element}: length {length} at offset {offset} runs past the end ({left} bytes left)")]
     StringPastEnd {
+        /// The string field.
         element: Element,
+        /// Where its length prefix starts.
         offset: usize,
+        /// The length it gives.
         length: u32,
+        /// Bytes left after the prefix.
         left: usize,
     },
     /// An array's count needs more bytes than the file has left (or more than `usize` holds).
@@ -98,26 +108,41 @@ pub enum FormatError {
          runs past the end ({left} bytes left)"
     )]
     CountPastEnd {
+        /// The array field.
         element: Element,
+        /// Where its count starts.
         offset: usize,
+        /// The count it gives.
         count: u32,
+        /// Bytes per element (or the smallest an element can take).
         element_size: usize,
+        /// Bytes left after the count.
         left: usize,
     },
     /// A name is not UTF-8; `offset` is the first invalid byte.
     #[error("{element}: invalid UTF-8 at offset {offset}")]
-    InvalidUtf8 { element: Element, offset: usize },
+    InvalidUtf8 {
+        /// The string field.
+        element: Element,
+        /// The first invalid byte.
+        offset: usize,
+    },
     /// Bytes follow the last record.
     #[error("{count} trailing bytes at offset {offset} after the {after}")]
     TrailingBytes {
+        /// Where they start.
         offset: usize,
+        /// How many.
         count: usize,
+        /// The last record read (`last mesh`, `last track`).
         after: &'static str,
     },
     /// The material XML is malformed or holds something the reader does not accept.
     #[error("material XML, {context}: {message}")]
     Xml {
+        /// Where the reader was.
         context: XmlContext,
+        /// What is wrong (quick-xml's message or the reader's own).
         message: String,
     },
 }

@@ -3,16 +3,19 @@
 //! and the material `.xml` (byte for byte what the original's tinyxml2 prints).
 //!
 //! - [`kiln`] (little-endian targets): the kiln layout of `docs/format.md`:
-//!   [`write_mesh`](kiln::write_mesh) / [`MeshView::parse`](kiln::MeshView::parse) and
-//!   [`write_clip`](kiln::write_clip) / [`ClipView::parse`](kiln::ClipView::parse); views
-//!   validate once and borrow typed slices from the bytes.
-//! - [`classic`]: [`write_mesh`](classic::write_mesh) / [`read_mesh`](classic::read_mesh) and
-//!   [`write_clip`](classic::write_clip) / [`read_clip`](classic::read_clip), on byte slices.
-//! - [`xml`] (feature `std`, on by default): [`write_materials`](xml::write_materials) /
-//!   [`read_materials`](xml::read_materials).
+//!   [`MeshView::parse`](kiln::MeshView::parse) and [`ClipView::parse`](kiln::ClipView::parse)
+//!   validate once and borrow typed slices from the bytes; `write_mesh` / `write_clip`.
+//! - [`classic`]: [`read_mesh`](classic::read_mesh) / [`read_clip`](classic::read_clip) and
+//!   `write_mesh` / `write_clip`, on byte slices.
+//! - [`xml`] (feature `std`): [`read_materials`](xml::read_materials) and `write_materials`.
 //! - [`model`]: the data those files hold.
 //!
-//! It does not touch the file system, copy textures, or convert scenes (that is `kiln-anim`).
+//! Features (both on by default): `std` (the XML codec, through quick-xml, and
+//! `std::error::Error`), `write` (every encoder). Without them the crate is the model and the
+//! binary readers, which is what a runtime embeds (kiln-anim depends on it so).
+//!
+//! It does not touch the file system, copy textures, or convert scenes (that is
+//! `kiln-extract`).
 //!
 //! Invariants: `no_std` + `alloc` without `std`, no `unsafe`. Readers never panic on any input.
 //! The classic readers check every count against the bytes left before allocating, and report
@@ -23,6 +26,7 @@
 //! ([`kiln::LayoutError`]); `to_model(write(x)) == x` bit for bit without quantisation.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 extern crate alloc;
 #[cfg(feature = "std")]

@@ -21,9 +21,13 @@ pub const IDENTITY: Matrix = [
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Vertex {
+    /// Model-space position (the part's node space for a classic file's rigid parts).
     pub position: [f32; 3],
+    /// First UV channel (0, 0 where the mesh has none).
     pub uv: [f32; 2],
+    /// Normal, in the same space as the position.
     pub normal: [f32; 3],
+    /// Tangent, in the same space as the position (zero where the mesh has none).
     pub tangent: [f32; 3],
     /// Bone indices (into [`Model::bones`]) stored as floats, as the original tool does.
     pub blend_indices: [f32; 4],
@@ -42,6 +46,7 @@ pub struct Bone {
     pub index: i32,
     /// Index of the parent bone, -1 for the root.
     pub parent: i32,
+    /// The scene node's name (helper bones: `NODE$kiln_rigid`, `NODE$kiln_skin1`, …).
     pub name: String,
     /// Root-space (model-space) bind transform: `local * parent.transform`.
     pub transform: Matrix,
@@ -52,18 +57,22 @@ pub struct Bone {
 pub struct MeshPart {
     /// Name of the node the part hangs from.
     pub name: String,
+    /// Its vertices, which [`MeshPart::indices`] index.
     pub vertices: Vec<Vertex>,
     /// Triangle list.
     pub indices: Vec<u32>,
     /// Bone of the node the part hangs from.
     pub bone_index: i32,
+    /// Name of its material in the `.xml` (empty when the mesh has none).
     pub material_name: String,
 }
 
 /// What a `.mesh` file holds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Model {
+    /// The skeleton, parents before children, bone 0 the root.
     pub bones: Vec<Bone>,
+    /// The drawable parts, in node order.
     pub meshes: Vec<MeshPart>,
 }
 
@@ -73,15 +82,21 @@ pub type Color = [f32; 4];
 /// One material of the `.xml` file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MaterialData {
+    /// The material's name, which [`MeshPart::material_name`] refers to.
     pub name: String,
     /// Texture file names without folders, empty when the slot is unused.
     pub diffuse_file: String,
+    /// The specular map's file name, empty when unused.
     pub specular_file: String,
+    /// The normal map's file name, empty when unused.
     pub normal_file: String,
+    /// RGB ambient colour, A 1.
     pub ambient: Color,
+    /// RGB diffuse colour, A 1.
     pub diffuse: Color,
     /// RGB specular colour; A holds the shininess exponent.
     pub specular: Color,
+    /// RGB emissive colour, A 1.
     pub emissive: Color,
 }
 
@@ -91,9 +106,11 @@ pub struct MaterialData {
 pub struct Keyframe {
     /// In frames (ticks of the clip's frame rate).
     pub time: f32,
+    /// Local scale, x, y, z.
     pub scale: [f32; 3],
     /// Quaternion x, y, z, w.
     pub rotation: [f32; 4],
+    /// Local translation, x, y, z.
     pub translation: [f32; 3],
 }
 
@@ -104,18 +121,22 @@ const _: () = assert!(core::mem::size_of::<Keyframe>() == KEYFRAME_SIZE);
 /// The frames of one bone in a clip.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Track {
+    /// The bone it animates, by name.
     pub bone_name: String,
+    /// One per frame (keyframe `k` is frame `k` in kiln's files).
     pub keyframes: Vec<Keyframe>,
 }
 
 /// What a `.clip` file holds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Clip {
+    /// The animation's name.
     pub name: String,
     /// Length in frames.
     pub duration: f32,
     /// Frames per second.
     pub frame_rate: f32,
+    /// Frames (`floor(duration) + 1` in kiln's files).
     pub frame_count: u32,
     /// One track per bone, in bone order.
     pub tracks: Vec<Track>,

@@ -48,6 +48,7 @@ use crate::model::{Color, MaterialData};
 
 /// Prints the materials as the original tool's material `.xml`, byte for byte what tinyxml2
 /// prints (see the [module docs](self)).
+#[cfg(feature = "write")]
 pub fn write_materials(materials: &[MaterialData]) -> String {
     const DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     if materials.is_empty() {
@@ -74,6 +75,7 @@ pub fn write_materials(materials: &[MaterialData]) -> String {
 
 /// `        <Tag>text</Tag>\n`: what tinyxml2 prints for an element after `SetText(text)`, even
 /// for an empty text (`SetText("")` adds an empty text node, so never `<Tag/>`).
+#[cfg(feature = "write")]
 fn push_text_element(out: &mut String, tag: &str, text: &str) {
     out.push_str("        <");
     out.push_str(tag);
@@ -84,6 +86,7 @@ fn push_text_element(out: &mut String, tag: &str, text: &str) {
     out.push_str(">\n");
 }
 
+#[cfg(feature = "write")]
 fn push_color_element(out: &mut String, tag: &str, color: &Color) {
     out.push_str("        <");
     out.push_str(tag);
@@ -99,12 +102,14 @@ fn push_color_element(out: &mut String, tag: &str, color: &Color) {
 }
 
 /// The string a C API sees through `c_str()`: up to the first NUL.
+#[cfg(feature = "write")]
 fn c_str(s: &str) -> &str {
     s.split('\0').next().unwrap_or_default()
 }
 
 /// tinyxml2's `XMLPrinter::PrintString`: text escapes `&`, `<`, `>`; attribute values also `"`
 /// and `'` (its whole entity table). Everything else, control characters included, is raw.
+#[cfg(feature = "write")]
 fn push_escaped(out: &mut String, s: &str, attribute: bool) {
     let mut start = 0;
     for (i, ch) in s.char_indices() {
@@ -127,12 +132,14 @@ fn push_escaped(out: &mut String, s: &str, attribute: bool) {
 /// `XMLUtil::ToStr(float)` writes. Eight significant digits, trailing zeros dropped, exponent
 /// form (`1e+08`, `1.4012985e-45`) when the decimal exponent is below -4 or at least 8;
 /// `-0`, `inf`, `-inf`, `nan`, `-nan`.
+#[cfg(feature = "write")]
 pub fn format_float(v: f32) -> String {
     let mut out = String::new();
     push_g8(&mut out, v);
     out
 }
 
+#[cfg(feature = "write")]
 fn push_g8(out: &mut String, v: f32) {
     use core::fmt::Write as _;
 
@@ -198,6 +205,7 @@ fn push_g8(out: &mut String, v: f32) {
     }
 }
 
+#[cfg(feature = "write")]
 fn push_digits(out: &mut String, digits: &[u8]) {
     out.extend(digits.iter().map(|&d| char::from(d)));
 }

@@ -2,15 +2,15 @@
 //! the bytes left before any allocation. A counting global allocator measures it; one test
 //! function, so no other test allocates at the same time.
 
-#[path = "../../../tests/common/counting_alloc.rs"]
-mod counting_alloc;
-
 use kiln_format::classic::{read_clip, read_mesh, write_clip, write_mesh};
 use kiln_format::{Clip, MeshPart, Model, Track};
 
+#[global_allocator]
+static GLOBAL: kiln_testkit::alloc::Counting = kiln_testkit::alloc::Counting;
+
 /// Bytes allocated (in total, and the largest single block) while `f` runs.
 fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
-    let (r, a) = counting_alloc::measure(f);
+    let (r, a) = kiln_testkit::alloc::measure(f);
     (r, a.bytes, a.largest)
 }
 

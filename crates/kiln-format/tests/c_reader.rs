@@ -12,6 +12,7 @@ use kiln_format::kiln::{
     write_mesh,
 };
 use kiln_format::{Bone, Clip, IDENTITY, Keyframe, MaterialData, MeshPart, Model, Track, Vertex};
+use kiln_testkit::process::{Limits, run_limited};
 
 fn tmp() -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kiln-c-reader");
@@ -25,24 +26,24 @@ fn reader() -> &'static Path {
     EXE.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let exe = tmp().join("read_kiln");
-        let out = Command::new("cc")
-            .args([
-                "-std=c99",
-                "-O2",
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-pedantic",
-                "-ffp-contract=off",
-            ])
-            .arg("-I")
-            .arg(root.join("../../include"))
-            .arg(root.join("tests/c/read_kiln.c"))
-            .arg("-o")
-            .arg(&exe)
-            .arg("-lm")
-            .output()
-            .expect("the system C compiler `cc` is needed for this test");
+        let mut cc = Command::new("cc");
+        cc.args([
+            "-std=c99",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-ffp-contract=off",
+        ])
+        .arg("-I")
+        .arg(root.join("../../include"))
+        .arg(root.join("tests/c/read_kiln.c"))
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm");
+        let out = run_limited(&mut cc, Limits::CC)
+            .unwrap_or_else(|e| panic!("the system C compiler `cc` is needed for this test: {e}"));
         assert!(
             out.status.success(),
             "cc failed:\n{}",
@@ -63,7 +64,9 @@ fn run(files: &[(&str, &[u8])]) -> (Vec<String>, String) {
             p
         })
         .collect();
-    let out = Command::new(reader()).args(&paths).output().unwrap();
+    let mut cmd = Command::new(reader());
+    cmd.args(&paths);
+    let out = run_limited(&mut cmd, Limits::C_PROGRAM).unwrap_or_else(|e| panic!("read_kiln: {e}"));
     assert!(
         out.status.success(),
         "{}",

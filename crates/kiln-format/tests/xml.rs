@@ -130,8 +130,8 @@ fn format_float_matches_glibc_big_table() {
 #[test]
 #[ignore = "needs KILN_TINYXML2_ORACLE, built from tests/data/tinyxml2_oracle.cpp"]
 fn write_materials_matches_tinyxml2() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
+    use kiln_testkit::process::{Limits, run_limited_with_stdin};
+    use std::process::Command;
 
     let oracle = std::env::var("KILN_TINYXML2_ORACLE").expect("KILN_TINYXML2_ORACLE");
     let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -199,18 +199,12 @@ fn write_materials_matches_tinyxml2() {
             }
             input.push('\n');
         }
-        let mut child = Command::new(&oracle)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = run_limited_with_stdin(
+            &mut Command::new(&oracle),
+            Some(input.as_bytes()),
+            Limits::C_PROGRAM,
+        )
+        .unwrap_or_else(|e| panic!("{oracle}: {e}"));
         let expected = String::from_utf8(out.stdout).unwrap();
         assert_eq!(write_materials(&materials), expected, "round {round}");
     }

@@ -148,6 +148,7 @@ impl BoneTexture {
         })
     }
 
+    /// How the bake's texels are spread over rows, layers and textures on this adapter.
     pub fn layout(&self) -> &BoneTextureLayout {
         &self.layout
     }
@@ -155,11 +156,6 @@ impl BoneTexture {
     /// Bones of the bake.
     pub fn bone_count(&self) -> u32 {
         self.layout.bones
-    }
-
-    /// Clips of the bake.
-    pub fn clip_count(&self) -> usize {
-        self.frame_counts.len()
     }
 
     /// Frames of each clip.
@@ -225,9 +221,13 @@ impl BoneTexture {
 /// next frame, and how far between them (`time` of the HLSL `FrameBuffer`, in `[0, 1)`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FrameSample {
+    /// The clip (layer of the bake).
     pub clip: u32,
+    /// The frame at or before the time (`curFrame`).
     pub current: u32,
+    /// The frame blended towards (`nextFrame`).
     pub next: u32,
+    /// How far between them, in `[0, 1)`.
     pub t: f32,
 }
 

@@ -44,20 +44,16 @@ impl Default for GpuOptions {
 /// What the adapter is, for people.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AdapterSummary {
+    /// The adapter's name, as the driver gives it (`llvmpipe (LLVM 19.1.7, 256 bits)`, …).
     pub name: String,
     /// `Vulkan`, `Metal`, `Dx12`, …
     pub backend: String,
     /// `DiscreteGpu`, `IntegratedGpu`, `Cpu` (software), …
     pub device_type: String,
+    /// The driver's name (`llvmpipe`, …); may be empty.
     pub driver: String,
+    /// The driver's version text; may be empty.
     pub driver_info: String,
-}
-
-impl AdapterSummary {
-    /// Whether this is a software rasteriser (lavapipe, WARP, SwiftShader).
-    pub fn is_software(&self) -> bool {
-        self.device_type == "Cpu"
-    }
 }
 
 impl std::fmt::Display for AdapterSummary {
@@ -206,14 +202,17 @@ impl Gpu {
         self.texture_limits
     }
 
+    /// The options the device was opened with.
     pub fn options(&self) -> &GpuOptions {
         &self.options
     }
 
+    /// The wgpu device, for callers that record their own work on it.
     pub fn device(&self) -> &wgpu::Device {
         &self.device
     }
 
+    /// The device's queue.
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
     }

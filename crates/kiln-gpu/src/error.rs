@@ -10,32 +10,68 @@ pub enum GpuError {
     #[error(
         "no GPU adapter found ({reason}); for a software one on Debian/Ubuntu: apt-get install mesa-vulkan-drivers"
     )]
-    NoAdapter { reason: String },
+    NoAdapter {
+        /// What wgpu said, or which adapter names were found when one was asked for by name.
+        reason: String,
+    },
     /// The adapter refused to create a device.
     #[error("the GPU adapter '{adapter}' could not create a device: {reason}")]
-    RequestDevice { adapter: String, reason: String },
+    RequestDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// What wgpu said.
+        reason: String,
+    },
     /// The device was lost (driver reset, out of memory, destroyed).
     #[error("the GPU device was lost: {reason}")]
-    DeviceLost { reason: String },
+    DeviceLost {
+        /// What wgpu said.
+        reason: String,
+    },
     /// The GPU did not finish in time.
     #[error("the GPU did not finish {what} within {:.1} s", timeout.as_secs_f64())]
-    Timeout { what: String, timeout: Duration },
+    Timeout {
+        /// The work waited for.
+        what: String,
+        /// How long it was waited for ([`crate::GpuOptions`]).
+        timeout: Duration,
+    },
     /// wgpu rejected a call (a kiln-gpu bug or a limit the checks missed).
     #[error("the GPU rejected {what}: {reason}")]
-    Rejected { what: String, reason: String },
+    Rejected {
+        /// The call or the work it was part of.
+        what: String,
+        /// What wgpu said.
+        reason: String,
+    },
     /// The GPU ran out of memory.
     #[error("the GPU ran out of memory while {what}")]
-    OutOfMemory { what: String },
+    OutOfMemory {
+        /// The work it was doing.
+        what: String,
+    },
     /// The bone texture does not fit the adapter's texture limits even when split.
     #[error("{what}: more than the GPU's texture limits allow ({limits})")]
-    TextureLimits { what: String, limits: String },
+    TextureLimits {
+        /// What does not fit (the bake's shape).
+        what: String,
+        /// The adapter's limits, for people.
+        limits: String,
+    },
     /// The bone texture is larger than the memory budget of [`crate::GpuOptions`].
     #[error("the bone texture would take {bytes} bytes, more than the budget of {budget} bytes")]
-    TextureBudget { bytes: u64, budget: u64 },
+    TextureBudget {
+        /// Bytes the texture would take.
+        bytes: u64,
+        /// The budget, [`crate::GpuOptions`]'s.
+        budget: u64,
+    },
     /// Model and bake do not belong together.
     #[error("the bake has {bake_bones} bones but the model has {model_bones}")]
     BoneCountMismatch {
+        /// Bones of the bake (or of the skeleton its clips were bound to).
         bake_bones: usize,
+        /// Bones of the model.
         model_bones: usize,
     },
     /// A vertex that cannot be skinned (a blend index that is not a bone, a weight that is not
@@ -48,6 +84,9 @@ pub enum GpuError {
     /// Bad input of another kind (an empty model, a malformed bake).
     #[error("{0}")]
     Input(String),
+    /// The model could not be baked ([`kiln_anim::bake_model`]); prints as the error it wraps.
+    #[error(transparent)]
+    Bake(#[from] kiln_anim::BakeModelError),
 }
 
 impl GpuError {

@@ -6,7 +6,9 @@ use crate::GpuError;
 /// An RGBA8 image, rows top to bottom.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Image {
+    /// Pixels per row.
     pub width: u32,
+    /// Rows.
     pub height: u32,
     /// `width × height × 4` bytes.
     pub rgba: Vec<u8>,

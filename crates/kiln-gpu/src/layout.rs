@@ -83,9 +83,13 @@ pub struct BoneTextureLayout {
 /// Where one texel lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TexelAddress {
+    /// The texture (page) it is in.
     pub page: u32,
+    /// Its column in that texture.
     pub x: u32,
+    /// Its row in that texture.
     pub y: u32,
+    /// Its array layer in that texture.
     pub layer: u32,
 }
 

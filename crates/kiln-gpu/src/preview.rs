@@ -33,6 +33,7 @@ pub const PREVIEW_WGSL: &str = concat!(
 /// A material as the preview draws it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PreviewMaterial {
+    /// The material's name, which parts name in their `material_name`.
     pub name: String,
     /// RGBA, 0..1.
     pub diffuse: [f32; 4],
@@ -59,6 +60,7 @@ pub const DEFAULT_DIFFUSE: [f32; 4] = [0.7, 0.7, 0.7, 1.0];
 pub struct PreviewOptions {
     /// Side of one tile, in pixels.
     pub tile_size: u32,
+    /// RGBA8 colour behind the model.
     pub background: [u8; 4],
     /// Light that reaches every surface, 0..1.
     pub ambient: f32,
@@ -78,22 +80,29 @@ impl Default for PreviewOptions {
 /// One tile: a clip and a time in frames (held at the ends, as [`Wrap::Clamp`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PreviewFrame {
+    /// The clip (layer of the bake).
     pub clip: usize,
+    /// The time, in frames of that clip.
     pub time: f32,
 }
 
 /// What to draw: a model, its materials (matched to parts by name) and its bake.
 #[derive(Clone, Copy, Debug)]
 pub struct PreviewScene<'a> {
+    /// The model whose parts are drawn.
     pub model: &'a Model,
+    /// Its materials; a part whose material is not here is drawn in [`DEFAULT_DIFFUSE`].
     pub materials: &'a [PreviewMaterial],
+    /// The bake the vertex shader skins with.
     pub bake: &'a Bake,
 }
 
 /// The view and light all tiles share.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Camera {
+    /// World to clip space (left-handed, depth 0..1), column vectors.
     pub view_proj: Mat4,
+    /// Position of the eye, in model space.
     pub eye: Vec3,
     /// Unit vector towards the light.
     pub light: Vec3,

@@ -24,9 +24,11 @@ const WORKGROUP: u32 = 64;
 /// Skinned vertices of one sample.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SkinnedFrame {
+    /// One per vertex, in model space.
     pub positions: Vec<[f32; 3]>,
     /// Upper 3×3 applied, not normalised.
     pub normals: Vec<[f32; 3]>,
+    /// Upper 3×3 applied, not normalised.
     pub tangents: Vec<[f32; 3]>,
 }
 
@@ -77,10 +79,12 @@ impl SkinInput {
         })
     }
 
+    /// Vertices uploaded.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether no vertex was uploaded.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -19,10 +19,10 @@
 use std::fmt::Write as _;
 
 use glam::Mat4;
-use kiln_anim::Bake;
 use kiln_anim::sample::{AnimationClip, Wrap};
 use kiln_anim::skeleton::{Pose, Skeleton};
 use kiln_anim::skin::{check_vertices, skin_vertices};
+use kiln_anim::{Bake, Baked};
 use kiln_format::{Model, Vertex};
 
 use crate::bones::{BoneTexture, FrameSample};
@@ -48,6 +48,7 @@ pub enum FrameSelection {
 pub struct VerifyOptions {
     /// Clips by index; `None`: all.
     pub clips: Option<Vec<usize>>,
+    /// The times checked in each clip.
     pub frames: FrameSelection,
     /// Largest error allowed, relative to the model's extent (positions) or to the longest
     /// normal or tangent (at least 1).
@@ -69,7 +70,9 @@ impl Default for VerifyOptions {
 /// coordinate.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ErrorStat {
+    /// Largest absolute difference (infinite where one side is not finite).
     pub max_abs: f32,
+    /// Root mean square of the differences.
     pub rms: f32,
 }
 
@@ -106,29 +109,40 @@ impl ErrorStat {
 /// The comparison at one clip and time.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleReport {
+    /// Index of the clip in the bake.
     pub clip: usize,
+    /// Its name.
     pub clip_name: String,
     /// In frames.
     pub time: f32,
+    /// How the time maps to frames (looping for the sample past the last frame).
     pub wrap: Wrap,
     /// What the shader was given.
     pub sample: FrameSample,
+    /// GPU against CPU skinned positions.
     pub position: ErrorStat,
+    /// GPU against CPU skinned normals.
     pub normal: ErrorStat,
+    /// GPU against CPU skinned tangents.
     pub tangent: ErrorStat,
 }
 
 /// Everything [`verify`] measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerifyReport {
+    /// The adapter the GPU skinning ran on.
     pub adapter: AdapterSummary,
+    /// How the bone texture was laid out on it.
     pub layout: BoneTextureLayout,
+    /// Vertices skinned per sample (every part's).
     pub vertices: usize,
     /// Largest side of the box around every CPU-skinned position checked.
     pub extent: f32,
     /// Longest CPU-skinned normal or tangent (at least 1).
     pub direction_scale: f32,
+    /// [`VerifyOptions::tolerance`].
     pub tolerance: f32,
+    /// One per clip and time checked, clip by clip.
     pub samples: Vec<SampleReport>,
 }
 
@@ -155,6 +169,7 @@ impl VerifyReport {
         self.samples.iter().filter(|s| !self.sample_passes(s))
     }
 
+    /// Whether every sample is within the tolerance.
     pub fn passed(&self) -> bool {
         self.failures().next().is_none()
     }
@@ -245,13 +260,29 @@ pub fn model_vertices(model: &Model) -> Vec<Vertex> {
 }
 
 /// A model ready to verify: its skeleton, its clips bound to that skeleton, and their bake
-/// (for a model without clips, [`crate::bind_pose_bake`] and no clip).
+/// (for a model without clips, [`kiln_anim::bind_pose_bake`] and no clip).
 #[derive(Clone, Copy, Debug)]
 pub struct Animated<'a> {
+    /// The model whose vertices are skinned.
     pub model: &'a Model,
+    /// Its skeleton.
     pub skeleton: &'a Skeleton,
+    /// Its clips, bound to [`Animated::skeleton`]; empty for a bind-pose bake.
     pub clips: &'a [AnimationClip],
+    /// The bake of those clips, as it is uploaded.
     pub bake: &'a Bake,
+}
+
+impl<'a> Animated<'a> {
+    /// `model` with the skeleton, clips and bake [`kiln_anim::bake_model`] made of it.
+    pub fn new(model: &'a Model, baked: &'a Baked) -> Animated<'a> {
+        Animated {
+            model,
+            skeleton: &baked.skeleton,
+            clips: &baked.clips,
+            bake: &baked.bake,
+        }
+    }
 }
 
 /// Checks that model, skeleton, clips and bake belong together and that the vertices can be

@@ -1,13 +1,12 @@
 //! The preview on the GPU (skinned in the vertex shader) against the same sheet rasterised on
 //! the CPU from kiln-anim's skinning: they must agree within a PSNR tolerance.
 
-mod common;
-
-use kiln_gpu::fixture::{TubeOptions, tube};
 use kiln_gpu::image::{Image, encode_png, psnr};
 use kiln_gpu::preview::{
     PreviewFrame, PreviewMaterial, PreviewOptions, PreviewScene, render, render_cpu,
 };
+use kiln_testkit::fixtures::tube::{TubeOptions, tube};
+use kiln_testkit::gpu;
 
 /// PSNR the GPU sheet must reach against the CPU reference. Both draw the same triangles with
 /// the same formulas; they differ on pixels whose centre lies on a triangle edge (fill rules)
@@ -30,7 +29,7 @@ fn foreground(image: &Image, background: [u8; 4]) -> usize {
 
 #[test]
 fn gpu_preview_matches_the_cpu_reference() {
-    let gpu = common::gpu();
+    let gpu = gpu::gpu();
     let f = tube(&TubeOptions::default());
     let baked = f.bake().unwrap();
     let materials: Vec<PreviewMaterial> = f
@@ -125,7 +124,7 @@ fn gpu_preview_matches_the_cpu_reference() {
 
 #[test]
 fn sheets_past_the_texture_limit_are_refused() {
-    let gpu = common::gpu();
+    let gpu = gpu::gpu();
     let f = tube(&TubeOptions::default());
     let baked = f.bake().unwrap();
     let scene = PreviewScene {

@@ -2,15 +2,14 @@
 //! data is right, catches one wrong matrix, gives the same bits when the bake is split to fit
 //! small limits, and refuses bad input with a clear error instead of hanging.
 
-mod common;
-
 use glam::{Mat4, Vec3};
 use kiln_anim::sample::Wrap;
-use kiln_gpu::fixture::{Fixture, TubeOptions, tube};
 use kiln_gpu::{
-    BoneTexture, ComputeSkinner, FrameSelection, GpuError, GpuOptions, SkinInput, TextureLimits,
-    VerifyOptions, verify,
+    Animated, BoneTexture, ComputeSkinner, FrameSelection, GpuError, GpuOptions, SkinInput,
+    TextureLimits, VerifyOptions, verify,
 };
+use kiln_testkit::fixtures::tube::{Fixture, TubeOptions, tube};
+use kiln_testkit::gpu;
 
 fn fixture() -> Fixture {
     tube(&TubeOptions::default())
@@ -18,10 +17,15 @@ fn fixture() -> Fixture {
 
 #[test]
 fn generated_tube_verifies_on_every_frame_and_half_frame() {
-    let gpu = common::gpu();
+    let gpu = gpu::gpu();
     let f = fixture();
     let baked = f.bake().unwrap();
-    let report = verify(&gpu, &baked.animated(&f.model), &VerifyOptions::default()).unwrap();
+    let report = verify(
+        &gpu,
+        &Animated::new(&f.model, &baked),
+        &VerifyOptions::default(),
+    )
+    .unwrap();
     println!("{}\n{}", report.adapter, report.table());
     // 2 clips × (12 frames + 11 half frames + 1 looped): 48 samples.
     assert_eq!(report.samples.len(), 48);
@@ -50,7 +54,7 @@ fn generated_tube_verifies_on_every_frame_and_half_frame() {
 
 #[test]
 fn gpu_results_are_the_skinned_vertices_written_out_by_hand() {
-    let gpu = common::gpu();
+    let gpu = gpu::gpu();
     let f = fixture();
     let baked = f.bake().unwrap();
     let bones = BoneTexture::upload(&gpu, &baked.bake).unwrap();
@@ -86,7 +90,7 @@ fn gpu_results_are_the_skinned_vertices_written_out_by_hand() {
 
 #[test]
 fn one_corrupted_baked_matrix_is_caught_at_its_frame_only() {
-    let gpu = common::gpu();
+    let gpu = gpu::gpu();
     let f = fixture();
     let mut baked = f.bake().unwrap();
     // Bone 2 (the second joint, which the tube's middle rings use) at frame 7 of clip 1: move
@@ -95,7 +99,12 @@ fn one_corrupted_baked_matrix_is_caught_at_its_frame_only() {
     let b = &mut baked.bake;
     let texel = (clip * b.height as usize + frame) * b.width as usize + 4 * bone + 3;
     b.texels[texel][0] += 0.05;
-    let report = verify(&gpu, &baked.animated(&f.model), &VerifyOptions::default()).unwrap();
+    let report = verify(
+        &gpu,
+        &Animated::new(&f.model, &baked),
+        &VerifyOptions::default(),
+    )
+    .unwrap();
     println!("{}", report.table());
     assert!(!report.passed());
     let failed: Vec<(usize, f32)> = report.failures().map(|s| (s.clip, s.time)).collect();
@@ -130,7 +139,7 @@ fn split_bakes_give_the_same_bits_as_the_reference_layout() {
         .flat_map(|p| p.vertices.clone())
         .collect();
     let run = |limits: Option<TextureLimits>| {
-        let gpu = common::gpu_with(&GpuOptions {
+        let gpu = gpu::gpu_with(&GpuOptions {
             texture_limits: limits,
             ..GpuOptions::default()
         });
@@ -144,7 +153,7 @@ fn split_bakes_give_the_same_bits_as_the_reference_layout() {
         let out = skinner.skin(&gpu, &bones, &input, &samples).unwrap();
         let report = verify(
             &gpu,
-            &baked.animated(&f.model),
+            &Animated::new(&f.model, &baked),
             &VerifyOptions {
                 frames: FrameSelection::Times(vec![0.0, 2.5, 11.0]),
                 ..VerifyOptions::default()
@@ -178,7 +187,7 @@ fn split_bakes_give_the_same_bits_as_the_reference_layout() {
 
 #[test]
 fn bad_input_gives_clear_errors() {
-    let gpu = common::gpu();
+    let gpu = gpu::gpu();
     let f = fixture();
     let baked = f.bake().unwrap();
     // A bake of another skeleton.
@@ -188,7 +197,7 @@ fn bad_input_gives_clear_errors() {
     })
     .bake()
     .unwrap();
-    let mut wrong = baked.animated(&f.model);
+    let mut wrong = Animated::new(&f.model, &baked);
     wrong.bake = &other.bake;
     assert_eq!(
         verify(&gpu, &wrong, &VerifyOptions::default()).unwrap_err(),
@@ -200,11 +209,11 @@ fn bad_input_gives_clear_errors() {
     // A clip whose tracks belong to another skeleton.
     let mut stranger = f.clips[0].clone();
     stranger.tracks[2].bone_name = "Hips".into();
-    let e = kiln_gpu::bake_model(
+    let e = kiln_anim::bake_model(
         &f.model,
         &f.offsets,
         &[stranger],
-        &kiln_anim::BakeOptions::default(),
+        &kiln_anim::ModelBakeOptions::inspection(),
     )
     .unwrap_err();
     assert_eq!(
@@ -214,12 +223,17 @@ fn bad_input_gives_clear_errors() {
     // A blend index past the skeleton.
     let mut model = f.model.clone();
     model.meshes[0].vertices[3].blend_indices[0] = 9.0;
-    let e = verify(&gpu, &baked.animated(&model), &VerifyOptions::default()).unwrap_err();
+    let e = verify(
+        &gpu,
+        &Animated::new(&model, &baked),
+        &VerifyOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(e, GpuError::BadVertex(_)), "{e}");
     // A frame past the clip.
     let e = verify(
         &gpu,
-        &baked.animated(&f.model),
+        &Animated::new(&f.model, &baked),
         &VerifyOptions {
             frames: FrameSelection::Times(vec![12.0]),
             ..VerifyOptions::default()
@@ -232,14 +246,19 @@ fn bad_input_gives_clear_errors() {
     );
     // More bones than tiny limits allow even when split: 5 bones need 5 rows of one bone a
     // frame, and a texture of 4 rows cannot hold one frame.
-    let small = common::gpu_with(&GpuOptions {
+    let small = gpu::gpu_with(&GpuOptions {
         texture_limits: Some(TextureLimits {
             max_dimension: 4,
             max_layers: 1,
         }),
         ..GpuOptions::default()
     });
-    let e = verify(&small, &baked.animated(&f.model), &VerifyOptions::default()).unwrap_err();
+    let e = verify(
+        &small,
+        &Animated::new(&f.model, &baked),
+        &VerifyOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(e, GpuError::TextureLimits { .. }), "{e}");
     assert!(
         e.to_string()
@@ -247,11 +266,16 @@ fn bad_input_gives_clear_errors() {
         "{e}"
     );
     // A bake over the memory budget.
-    let tight = common::gpu_with(&GpuOptions {
+    let tight = gpu::gpu_with(&GpuOptions {
         max_texture_bytes: 1000,
         ..GpuOptions::default()
     });
-    let e = verify(&tight, &baked.animated(&f.model), &VerifyOptions::default()).unwrap_err();
+    let e = verify(
+        &tight,
+        &Animated::new(&f.model, &baked),
+        &VerifyOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(
         e,
         GpuError::TextureBudget {
@@ -263,12 +287,17 @@ fn bad_input_gives_clear_errors() {
 
 #[test]
 fn a_lost_device_is_an_error_not_a_hang() {
-    let gpu = common::gpu();
+    let gpu = gpu::gpu();
     let f = fixture();
     let baked = f.bake().unwrap();
     gpu.device().destroy();
     let started = std::time::Instant::now();
-    let e = verify(&gpu, &baked.animated(&f.model), &VerifyOptions::default()).unwrap_err();
+    let e = verify(
+        &gpu,
+        &Animated::new(&f.model, &baked),
+        &VerifyOptions::default(),
+    )
+    .unwrap_err();
     assert!(
         matches!(e, GpuError::DeviceLost { .. } | GpuError::Rejected { .. }),
         "{e:?}"
@@ -278,12 +307,17 @@ fn a_lost_device_is_an_error_not_a_hang() {
 
 #[test]
 fn a_model_without_clips_verifies_its_bind_pose() {
-    let gpu = common::gpu();
+    let gpu = gpu::gpu();
     let mut f = fixture();
     f.clips.clear();
     let baked = f.bake().unwrap();
-    assert_eq!(baked.bake.clip_names, [kiln_gpu::BIND_POSE_CLIP]);
-    let report = verify(&gpu, &baked.animated(&f.model), &VerifyOptions::default()).unwrap();
+    assert_eq!(baked.bake.clip_names, [kiln_anim::BIND_POSE_CLIP]);
+    let report = verify(
+        &gpu,
+        &Animated::new(&f.model, &baked),
+        &VerifyOptions::default(),
+    )
+    .unwrap();
     assert_eq!(report.samples.len(), 1);
     assert!(report.passed(), "{}", report.table());
 }

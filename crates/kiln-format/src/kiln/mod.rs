@@ -6,8 +6,8 @@
 //! arrays. A reader checks the table and the references once ([`MeshView::parse`],
 //! [`ClipView::parse`]) and then hands out `&[T]` straight from the bytes.
 //!
-//! - Writing: [`write_mesh`] (with [`MeshOptions`]: quantisation, offset matrices) and
-//!   [`write_clip`].
+//! - Writing (feature `write`): [`write_mesh`] (with [`MeshOptions`]: quantisation, offset
+//!   matrices) and [`write_clip`].
 //! - Reading: [`MeshView`], [`ClipView`]; [`verify_checksum`] is a separate, optional pass.
 //! - [`quantize`]: the compact encodings and their error bounds.
 //!
@@ -17,14 +17,18 @@ mod error;
 pub mod quantize;
 pub mod spec;
 mod view;
+#[cfg(feature = "write")]
 mod write;
 
-pub use error::{Kind, LayoutError, WriteError};
+#[cfg(feature = "write")]
+pub use error::WriteError;
+pub use error::{Kind, LayoutError};
 pub use spec::{BoneKey, Section};
 pub use view::{
     BoneView, ClipView, Directions, FileType, Indices, MaterialView, MeshView, PartView, Positions,
     Sections, TexCoords, Weights, checksum, verify_checksum,
 };
+#[cfg(feature = "write")]
 pub use write::{MeshOptions, Quantize, write_clip, write_mesh};
 
 use alloc::vec::Vec;

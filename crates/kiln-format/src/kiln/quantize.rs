@@ -21,6 +21,7 @@ fn sign_not_zero(v: f32) -> f32 {
     if v < 0.0 { -1.0 } else { 1.0 }
 }
 
+#[cfg(feature = "write")]
 fn snorm16(v: f32) -> i16 {
     // Clamped and rounded; in range by construction.
     libm::roundf(v.clamp(-1.0, 1.0) * 32767.0) as i16
@@ -43,6 +44,7 @@ pub fn oct_decode(q: [i16; 2]) -> [f32; 3] {
 /// Encodes a direction (normalised first) as octahedral snorm16, choosing among the four
 /// neighbouring grid points the one whose decoding is closest. A zero or non-finite vector
 /// encodes as `[0, 0]` (which decodes to +Z).
+#[cfg(feature = "write")]
 pub fn oct_encode(v: [f32; 3]) -> [i16; 2] {
     let l1 = v[0].abs() + v[1].abs() + v[2].abs();
     if !(l1.is_finite() && l1 > 0.0) {
@@ -88,6 +90,7 @@ pub fn unorm16_decode(q: u16, min: f32, extent: f32) -> f32 {
 }
 
 /// The unorm16 code of `v` against `min`/`extent` (nearest, clamped); 0 when `extent` is 0.
+#[cfg(feature = "write")]
 pub fn unorm16_encode(v: f32, min: f32, extent: f32) -> u16 {
     if extent.is_nan() || extent <= 0.0 {
         return 0;
@@ -112,6 +115,7 @@ pub fn unorm16_max_error(min: f32, extent: f32) -> f32 {
 
 /// Blend weights as unorm8 summing to exactly 255 (largest-remainder rounding of
 /// `255 · w / Σw`); negative and non-finite weights count as 0, and all-zero weights stay 0.
+#[cfg(feature = "write")]
 pub fn weights_encode(w: [f32; 4]) -> [u8; 4] {
     let clean = w.map(|x| if x.is_finite() && x > 0.0 { x } else { 0.0 });
     let sum: f32 = clean.iter().sum();

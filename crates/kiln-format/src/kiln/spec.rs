@@ -134,7 +134,9 @@ pub fn element_size_of(k: u32) -> Option<u32> {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct StrRef {
+    /// Byte offset in the STRINGS section.
     pub offset: u32,
+    /// Length in bytes.
     pub length: u32,
 }
 
@@ -144,6 +146,7 @@ pub struct StrRef {
 pub struct BoneRecord {
     /// Index of the parent bone, smaller than this bone's; -1 for a root.
     pub parent: i32,
+    /// The bone's name.
     pub name: StrRef,
     /// 0.
     pub reserved: u32,
@@ -168,9 +171,13 @@ pub struct PartRecord {
     pub bone: i32,
     /// Index into MATERIALS of the material named `material_name`, or [`NONE`].
     pub material: u32,
+    /// Its first vertex in the vertex streams.
     pub first_vertex: u32,
+    /// Its vertices, from `first_vertex`.
     pub vertex_count: u32,
+    /// Its first index in the index stream.
     pub first_index: u32,
+    /// Its indices (a triangle list, relative to `first_vertex`), from `first_index`.
     pub index_count: u32,
     /// 0.
     pub reserved: [u32; 2],
@@ -183,17 +190,23 @@ const _: () = assert!(core::mem::size_of::<PartRecord>() == PART_RECORD_SIZE);
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MaterialRecord {
+    /// The material's name.
     pub name: StrRef,
     /// Index into TEXTURES, or [`NONE`].
     pub diffuse_texture: u32,
+    /// Index into TEXTURES, or [`NONE`].
     pub specular_texture: u32,
+    /// Index into TEXTURES, or [`NONE`].
     pub normal_texture: u32,
     /// 0.
     pub reserved: [u32; 3],
+    /// RGBA ambient colour.
     pub ambient: [f32; 4],
+    /// RGBA diffuse colour.
     pub diffuse: [f32; 4],
     /// RGB specular colour; A is the shininess exponent.
     pub specular: [f32; 4],
+    /// RGBA emissive colour.
     pub emissive: [f32; 4],
 }
 /// Size of [`MaterialRecord`].
@@ -204,6 +217,7 @@ const _: () = assert!(core::mem::size_of::<MaterialRecord>() == MATERIAL_RECORD_
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct TextureRecord {
+    /// The file name.
     pub path: StrRef,
     /// 0.
     pub reserved: [u32; 2],
@@ -221,7 +235,9 @@ pub struct QuantizationRecord {
     pub position_min: [f32; 4],
     /// x, y, z (each ≥ 0), and 0.
     pub position_extent: [f32; 4],
+    /// u, v.
     pub uv_min: [f32; 2],
+    /// u, v (each ≥ 0).
     pub uv_extent: [f32; 2],
 }
 /// Size of [`QuantizationRecord`].
@@ -232,12 +248,15 @@ const _: () = assert!(core::mem::size_of::<QuantizationRecord>() == QUANTIZATION
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ClipRecord {
+    /// The clip's name.
     pub name: StrRef,
     /// Length in frames.
     pub duration: f32,
     /// Frames per second.
     pub frame_rate: f32,
+    /// Frames: rows of KEYS and entries of FRAME_TIMES.
     pub frame_count: u32,
+    /// Tracks: entries of TRACKS and keys per frame.
     pub track_count: u32,
     /// 0.
     pub reserved: [u32; 2],
@@ -250,6 +269,7 @@ const _: () = assert!(core::mem::size_of::<ClipRecord>() == CLIP_RECORD_SIZE);
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct TrackRecord {
+    /// The name of the bone it drives.
     pub bone_name: StrRef,
     /// 0.
     pub reserved: [u32; 2],
@@ -263,9 +283,11 @@ const _: () = assert!(core::mem::size_of::<TrackRecord>() == TRACK_RECORD_SIZE);
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BoneKey {
+    /// Local scale, x, y, z.
     pub scale: [f32; 3],
     /// Quaternion x, y, z, w.
     pub rotation: [f32; 4],
+    /// Local translation, x, y, z.
     pub translation: [f32; 3],
 }
 /// Size of [`BoneKey`].
@@ -283,7 +305,9 @@ pub struct Section {
     pub offset: u64,
     /// In bytes; `element_size * count`.
     pub length: u64,
+    /// Bytes per element (the record or array element size of [`element_size_of`]).
     pub element_size: u32,
+    /// Elements.
     pub count: u32,
 }
 

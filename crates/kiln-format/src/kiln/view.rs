@@ -13,7 +13,6 @@ use core::ops::Range;
 use super::error::{Kind, LayoutError};
 use super::quantize::{oct_decode, unorm16_decode, weights_decode};
 use super::spec::*;
-use super::write::vertex_from;
 use crate::model::{Bone, Clip, Keyframe, MaterialData, Matrix, MeshPart, Model, Track, Vertex};
 
 // ---------------------------------------------------------------------------------------------
@@ -70,7 +69,9 @@ pub fn verify_checksum(bytes: &[u8]) -> Result<(), LayoutError> {
 /// The file type a header announces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileType {
+    /// A kiln-layout `.mesh`.
     Mesh,
+    /// A kiln-layout `.clip`.
     Clip,
 }
 
@@ -425,22 +426,28 @@ fn put(slot: &mut Option<(u32, Found)>, kind: u32, f: Found) -> Result<(), Layou
 /// The position stream.
 #[derive(Clone, Copy, Debug)]
 pub enum Positions<'a> {
+    /// x, y, z as `f32`.
     F32(&'a [[f32; 3]]),
     /// x, y, z unorm16 (w = 0) decoding as `min + extent * (q / 65535)`.
     Unorm16 {
+        /// The codes, one `[x, y, z, 0]` per vertex.
         data: &'a [[u16; 4]],
+        /// The bounds' minimum (QUANTIZATION's `position_min`).
         min: [f32; 3],
+        /// The bounds' extent (QUANTIZATION's `position_extent`).
         extent: [f32; 3],
     },
 }
 
 impl Positions<'_> {
+    /// Vertices in the stream.
     pub fn len(&self) -> usize {
         match self {
             Positions::F32(d) => d.len(),
             Positions::Unorm16 { data, .. } => data.len(),
         }
     }
+    /// Whether the stream holds no vertex.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -458,18 +465,21 @@ impl Positions<'_> {
 /// A direction stream (normals, tangents).
 #[derive(Clone, Copy, Debug)]
 pub enum Directions<'a> {
+    /// x, y, z as `f32`.
     F32(&'a [[f32; 3]]),
     /// Octahedral snorm16.
     Oct16(&'a [[i16; 2]]),
 }
 
 impl Directions<'_> {
+    /// Vertices in the stream.
     pub fn len(&self) -> usize {
         match self {
             Directions::F32(d) => d.len(),
             Directions::Oct16(d) => d.len(),
         }
     }
+    /// Whether the stream holds no vertex.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -485,22 +495,28 @@ impl Directions<'_> {
 /// The texture-coordinate stream.
 #[derive(Clone, Copy, Debug)]
 pub enum TexCoords<'a> {
+    /// u, v as `f32`.
     F32(&'a [[f32; 2]]),
     /// unorm16 decoding as `min + extent * (q / 65535)`.
     Unorm16 {
+        /// The codes, one `[u, v]` per vertex.
         data: &'a [[u16; 2]],
+        /// The bounds' minimum (QUANTIZATION's `uv_min`).
         min: [f32; 2],
+        /// The bounds' extent (QUANTIZATION's `uv_extent`).
         extent: [f32; 2],
     },
 }
 
 impl TexCoords<'_> {
+    /// Vertices in the stream.
     pub fn len(&self) -> usize {
         match self {
             TexCoords::F32(d) => d.len(),
             TexCoords::Unorm16 { data, .. } => data.len(),
         }
     }
+    /// Whether the stream holds no vertex.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -518,18 +534,21 @@ impl TexCoords<'_> {
 /// The blend-weight stream.
 #[derive(Clone, Copy, Debug)]
 pub enum Weights<'a> {
+    /// Four `f32` weights per vertex.
     F32(&'a [[f32; 4]]),
     /// unorm8, summing to 255 (or all 0).
     Unorm8(&'a [[u8; 4]]),
 }
 
 impl Weights<'_> {
+    /// Vertices in the stream.
     pub fn len(&self) -> usize {
         match self {
             Weights::F32(d) => d.len(),
             Weights::Unorm8(d) => d.len(),
         }
     }
+    /// Whether the stream holds no vertex.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -545,20 +564,25 @@ impl Weights<'_> {
 /// The index array: triangle lists, each index local to its part.
 #[derive(Clone, Copy, Debug)]
 pub enum Indices<'a> {
+    /// 16-bit indices (every part has at most 65536 vertices).
     U16(&'a [u16]),
+    /// 32-bit indices.
     U32(&'a [u32]),
 }
 
 impl Indices<'_> {
+    /// Indices in the array.
     pub fn len(&self) -> usize {
         match self {
             Indices::U16(d) => d.len(),
             Indices::U32(d) => d.len(),
         }
     }
+    /// Whether the array holds no index.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Index `i`, widened to `u32`.
     pub fn get(&self, i: usize) -> Option<u32> {
         match self {
             Indices::U16(d) => d.get(i).map(|&v| v as u32),
@@ -592,9 +616,11 @@ fn first_at_least<T: Copy + Into<u32>>(s: &[T], limit: u32) -> Option<(usize, u3
 /// A bone of a [`MeshView`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BoneView<'a> {
+    /// Its position in the BONES section.
     pub index: u32,
     /// -1 for a root, else a smaller index.
     pub parent: i32,
+    /// Its name.
     pub name: &'a str,
     /// Root-space bind transform.
     pub bind: &'a Matrix,
@@ -605,8 +631,11 @@ pub struct BoneView<'a> {
 /// A mesh part of a [`MeshView`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartView<'a> {
+    /// Its position in the PARTS section.
     pub index: u32,
+    /// Name of the node it hangs from.
     pub name: &'a str,
+    /// Name of its material, as in the material XML.
     pub material_name: &'a str,
     /// Index of the material named `material_name`, when the file has one.
     pub material: Option<u32>,
@@ -621,10 +650,15 @@ pub struct PartView<'a> {
 /// A material of a [`MeshView`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MaterialView<'a> {
+    /// Its name.
     pub name: &'a str,
+    /// The diffuse texture's file name, when it has one.
     pub diffuse_texture: Option<&'a str>,
+    /// The specular map's file name, when it has one.
     pub specular_texture: Option<&'a str>,
+    /// The normal map's file name, when it has one.
     pub normal_texture: Option<&'a str>,
+    /// The record itself (colours).
     pub record: &'a MaterialRecord,
 }
 
@@ -993,9 +1027,11 @@ impl<'a> MeshView<'a> {
     pub fn string(&self, r: StrRef) -> &'a str {
         str_of(self.strings, r)
     }
+    /// Vertices of every part together (the length of each vertex stream).
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
     }
+    /// Indices of every part together.
     pub fn index_count(&self) -> usize {
         self.indices.len()
     }
@@ -1011,15 +1047,19 @@ impl<'a> MeshView<'a> {
     pub fn quantization(&self) -> Option<&'a QuantizationRecord> {
         self.quantization
     }
+    /// The BONES section, as stored.
     pub fn bone_records(&self) -> &'a [BoneRecord] {
         self.bones
     }
+    /// The PARTS section, as stored.
     pub fn part_records(&self) -> &'a [PartRecord] {
         self.parts
     }
+    /// The MATERIALS section, as stored (empty when the file has none).
     pub fn material_records(&self) -> &'a [MaterialRecord] {
         self.materials
     }
+    /// The TEXTURES section, as stored (empty when the file has none).
     pub fn texture_records(&self) -> &'a [TextureRecord] {
         self.textures
     }
@@ -1065,15 +1105,19 @@ impl<'a> MeshView<'a> {
             record: m,
         })
     }
+    /// The position stream, one per vertex.
     pub fn positions(&self) -> Positions<'a> {
         self.positions
     }
+    /// The normal stream, one per vertex.
     pub fn normals(&self) -> Directions<'a> {
         self.normals
     }
+    /// The tangent stream, one per vertex.
     pub fn tangents(&self) -> Directions<'a> {
         self.tangents
     }
+    /// The texture-coordinate stream, one per vertex.
     pub fn uvs(&self) -> TexCoords<'a> {
         self.uvs
     }
@@ -1081,9 +1125,12 @@ impl<'a> MeshView<'a> {
     pub fn joints(&self) -> &'a [[u16; 4]] {
         self.joints
     }
+    /// The blend-weight stream, one per vertex (the weights of [`MeshView::joints`]).
     pub fn weights(&self) -> Weights<'a> {
         self.weights
     }
+    /// The index array: every part's triangle list, each index counting from its part's first
+    /// vertex.
     pub fn indices(&self) -> Indices<'a> {
         self.indices
     }
@@ -1291,21 +1338,27 @@ impl<'a> ClipView<'a> {
         })
     }
 
+    /// The file's bytes.
     pub fn bytes(&self) -> &'a [u8] {
         self.frame.bytes
     }
+    /// Major and minor version.
     pub fn version(&self) -> (u16, u16) {
         (self.frame.major, self.frame.minor)
     }
+    /// The checksum stored in the header.
     pub fn stored_checksum(&self) -> u64 {
         self.frame.stored_checksum()
     }
+    /// Recomputes the checksum over the file and compares it with the stored one.
     pub fn verify_checksum(&self) -> Result<(), LayoutError> {
         verify_checksum(self.frame.bytes)
     }
+    /// The section table, in file order (unknown kinds included).
     pub fn sections(&self) -> Sections<'a> {
         self.frame.sections()
     }
+    /// The clip's name.
     pub fn name(&self) -> &'a str {
         str_of(self.strings, self.info.name)
     }
@@ -1313,12 +1366,15 @@ impl<'a> ClipView<'a> {
     pub fn duration(&self) -> f32 {
         self.info.duration
     }
+    /// Frames per second.
     pub fn frame_rate(&self) -> f32 {
         self.info.frame_rate
     }
+    /// Frames: keys per track and entries of [`ClipView::times`].
     pub fn frame_count(&self) -> u32 {
         self.info.frame_count
     }
+    /// Tracks (one per bone in kiln's files).
     pub fn track_count(&self) -> u32 {
         self.info.track_count
     }
@@ -1374,5 +1430,24 @@ impl<'a> ClipView<'a> {
             frame_count: self.info.frame_count,
             tracks,
         }
+    }
+}
+
+/// A [`Vertex`] rebuilt from stream values (used by [`MeshView::vertex`] and `to_model`).
+pub(crate) fn vertex_from(
+    position: [f32; 3],
+    uv: [f32; 2],
+    normal: [f32; 3],
+    tangent: [f32; 3],
+    joints: [u16; 4],
+    weights: [f32; 4],
+) -> Vertex {
+    Vertex {
+        position,
+        uv,
+        normal,
+        tangent,
+        blend_indices: joints.map(|j| j as f32),
+        blend_weights: weights,
     }
 }

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use super::error::WriteError;
 use super::quantize::{oct_encode, unorm16_encode, weights_encode};
 use super::spec::*;
-use crate::model::{Clip, MaterialData, Matrix, Model, Vertex};
+use crate::model::{Clip, MaterialData, Matrix, Model};
 
 /// Which vertex streams [`write_mesh`] stores compactly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,6 +24,7 @@ pub enum Quantize {
 /// Options of [`write_mesh`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MeshOptions<'a> {
+    /// Which vertex streams are stored compactly.
     pub quantize: Quantize,
     /// One offset (inverse bind) matrix per bone, as the skin clusters give them. `None`
     /// computes each as the inverse of the bone's bind transform (a zero matrix where that is
@@ -33,7 +34,7 @@ pub struct MeshOptions<'a> {
 
 /// Encodes a model and its materials as a kiln-layout `.mesh`.
 ///
-/// The model must be what the layout can express (which `kiln-anim::extract` guarantees):
+/// The model must be what the layout can express (which `kiln_extract::extract` guarantees):
 /// bone `index` equal to its position, parents earlier than their children, part bones -1 or
 /// a bone, triangle lists with indices below the part's vertex count, integer blend indices
 /// below 65536, and (when quantising) finite positions and UVs.
@@ -596,24 +597,5 @@ impl FileBuilder {
         let sum = super::checksum(&out);
         out[8..16].copy_from_slice(&sum.to_le_bytes());
         out
-    }
-}
-
-/// A [`Vertex`] rebuilt from stream values (used by the views' `to_model`).
-pub(crate) fn vertex_from(
-    position: [f32; 3],
-    uv: [f32; 2],
-    normal: [f32; 3],
-    tangent: [f32; 3],
-    joints: [u16; 4],
-    weights: [f32; 4],
-) -> Vertex {
-    Vertex {
-        position,
-        uv,
-        normal,
-        tangent,
-        blend_indices: joints.map(|j| j as f32),
-        blend_weights: weights,
     }
 }

@@ -12,7 +12,7 @@
 //! - scale is kept (version `000` forced it to 1);
 //! - a bone without a channel (and each component a channel has no key for) carries its
 //!   bind-pose local transform, decomposed into scale, rotation and translation; a helper bone
-//!   (see [`crate::extract`]) carries the identity;
+//!   (see [`crate::extract()`]) carries the identity;
 //! - every bone of the `.mesh` gets a track, in bone order, so a track's index is its bone's.
 //!
 //! The `.clip` then holds `duration` in frames of the clip's `frameRate`, and keyframe `k` of
@@ -37,8 +37,9 @@ use alloc::vec::Vec;
 
 use glam::{DQuat, DVec3};
 use kiln_format::{Clip, Keyframe, Track};
-use kiln_scene::{Animation, NodeChannel, QuatKey, Scene, VectorKey};
+use kiln_scene::{Animation, NodeChannel, QuatKey, Scene, VectorKey, Warning};
 
+use crate::codes;
 use crate::extract::{BoneSource, Extracted};
 
 /// Ticks per second used when an animation says 0 (its file gives no rate), as Assimp's viewer
@@ -69,49 +70,75 @@ impl Default for ClipOptions {
 /// Why an animation gave no clip.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ClipError {
+    /// The animation's ticks per second are negative or not finite.
     #[error(
         "animation {index} ('{name}'): {value} ticks per second; it must be positive and finite"
     )]
     TicksPerSecond {
+        /// Index of the animation in the scene.
         index: usize,
+        /// Its name.
         name: String,
+        /// The ticks per second it gives.
         value: f64,
     },
+    /// The animation's duration is negative or not finite.
     #[error(
         "animation {index} ('{name}'): duration of {value} ticks; it must be finite and not negative"
     )]
     Duration {
+        /// Index of the animation in the scene.
         index: usize,
+        /// Its name.
         name: String,
+        /// The duration it gives, in ticks.
         value: f64,
     },
+    /// [`ClipOptions::frame_rate`] is not positive and finite (the value it holds).
     #[error("resampling rate of {0} frames per second; it must be positive and finite")]
     FrameRate(f64),
+    /// Frames × bones exceed [`ClipOptions::max_keyframes`] (or the frames exceed `u32`).
     #[error(
         "animation {index} ('{name}'): {frames} frames × {bones} bones is more than the limit of {max} keyframes"
     )]
     TooLong {
+        /// Index of the animation in the scene.
         index: usize,
+        /// Its name.
         name: String,
+        /// Frames the clip would have (saturated at `u64::MAX`).
         frames: u64,
+        /// Bones of the extracted skeleton (one track each).
         bones: usize,
+        /// The limit, [`ClipOptions::max_keyframes`].
         max: u64,
     },
+    /// A key's time or value is NaN or infinite.
     #[error("animation {index} ('{name}'): channel '{channel}' {what} key {key} is not finite")]
     NotFinite {
+        /// Index of the animation in the scene.
         index: usize,
+        /// Its name.
         name: String,
+        /// The node the channel animates.
         channel: String,
+        /// `position`, `rotation` or `scaling`.
         what: &'static str,
+        /// Index of the key in its list.
         key: usize,
     },
+    /// A rotation key is the zero quaternion, which gives no rotation.
     #[error(
         "animation {index} ('{name}'): channel '{channel}' rotation key {key} is a zero quaternion"
     )]
     ZeroRotation {
+        /// Index of the animation in the scene.
         index: usize,
+        /// Its name.
         name: String,
+        /// The node the channel animates.
         channel: String,
+        /// Index of the key in the rotation keys.
         key: usize,
     },
 }
@@ -119,12 +146,15 @@ pub enum ClipError {
 /// A clip and what was repaired to make it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExtractedClip {
+    /// One track per bone of the extracted skeleton, in bone order, `frameCount` keyframes
+    /// each.
     pub clip: Clip,
-    pub warnings: Vec<String>,
+    /// Repairs made while resampling, with codes from [`codes`].
+    pub warnings: Vec<Warning>,
 }
 
 /// One clip per animation of `scene`, for the skeleton `extracted` describes (the result of
-/// [`crate::extract::extract`] on the same scene).
+/// [`crate::extract()`] on the same scene).
 pub fn extract_clips(
     scene: &Scene,
     extracted: &Extracted,
@@ -147,6 +177,9 @@ pub fn extract_clip(
     let anim = scene.animations.get(index).unwrap_or(&empty);
     let mut warnings = Vec::new();
     let name = || anim.name.clone();
+    let warning = |code: &'static str, message: String| {
+        Warning::new(code, message).at(animation_location(&anim.name))
+    };
 
     let mut tps = anim.ticks_per_second;
     if !tps.is_finite() || tps < 0.0 {
@@ -157,9 +190,12 @@ pub fn extract_clip(
         });
     }
     if tps == 0.0 {
-        warnings.push(format!(
-            "animation '{}' gives no ticks per second; {DEFAULT_TICKS_PER_SECOND} used",
-            anim.name
+        warnings.push(warning(
+            codes::DEFAULT_TICK_RATE,
+            format!(
+                "animation '{}' gives no ticks per second; {DEFAULT_TICKS_PER_SECOND} used",
+                anim.name
+            ),
         ));
         tps = DEFAULT_TICKS_PER_SECOND;
     }
@@ -215,16 +251,22 @@ pub fn extract_clip(
     let mut channel_of_node: BTreeMap<usize, Prepared> = BTreeMap::new();
     for ch in &anim.channels {
         let Some(&node) = node_by_name.get(ch.node_name.as_str()) else {
-            warnings.push(format!(
-                "animation '{}': channel '{}' names no node; ignored",
-                anim.name, ch.node_name
+            warnings.push(warning(
+                codes::UNKNOWN_CHANNEL_NODE,
+                format!(
+                    "animation '{}': channel '{}' names no node; ignored",
+                    anim.name, ch.node_name
+                ),
             ));
             continue;
         };
         if channel_of_node.contains_key(&node) {
-            warnings.push(format!(
-                "animation '{}': second channel for node '{}'; ignored",
-                anim.name, ch.node_name
+            warnings.push(warning(
+                codes::DUPLICATE_CHANNEL,
+                format!(
+                    "animation '{}': second channel for node '{}'; ignored",
+                    anim.name, ch.node_name
+                ),
             ));
             continue;
         }
@@ -279,9 +321,12 @@ pub fn extract_clip(
         });
     }
     if !sheared.is_empty() {
-        warnings.push(format!(
-            "bind transform of {} is not scale·rotation·translation (shear); the clip holds its nearest decomposition",
-            sheared.join(", ")
+        warnings.push(warning(
+            codes::SHEARED_BIND_POSE,
+            format!(
+                "bind transform of {} is not scale·rotation·translation (shear); the clip holds its nearest decomposition",
+                sheared.join(", ")
+            ),
         ));
     }
     Ok(ExtractedClip {
@@ -367,8 +412,11 @@ fn prepare(
     ch: &NodeChannel,
     index: usize,
     anim_name: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Prepared, ClipError> {
+    let mut warn = |code: &'static str, message: String| {
+        warnings.push(Warning::new(code, message).at(animation_location(anim_name)));
+    };
     let not_finite = |what, key| ClipError::NotFinite {
         index,
         name: anim_name.into(),
@@ -416,10 +464,13 @@ fn prepare(
         })
         .collect::<Result<Vec<_>, _>>()?;
     if unnormalised > 0 {
-        warnings.push(format!(
-            "animation '{anim_name}': channel '{}' has {unnormalised} rotation keys that are not unit quaternions; normalised",
-            ch.node_name
-        ));
+        warn(
+            codes::ROTATION_NORMALISED,
+            format!(
+                "animation '{anim_name}': channel '{}' has {unnormalised} rotation keys that are not unit quaternions; normalised",
+                ch.node_name
+            ),
+        );
     }
     let mut unsorted = Vec::new();
     if !sorted(&positions) {
@@ -435,11 +486,14 @@ fn prepare(
         unsorted.push("scaling");
     }
     if !unsorted.is_empty() {
-        warnings.push(format!(
-            "animation '{anim_name}': channel '{}' {} keys out of time order; sorted",
-            ch.node_name,
-            unsorted.join(", ")
-        ));
+        warn(
+            codes::KEYS_SORTED,
+            format!(
+                "animation '{anim_name}': channel '{}' {} keys out of time order; sorted",
+                ch.node_name,
+                unsorted.join(", ")
+            ),
+        );
     }
     let mut missing = Vec::new();
     for (empty, what) in [
@@ -452,22 +506,33 @@ fn prepare(
         }
     }
     if missing.len() == 3 {
-        warnings.push(format!(
-            "animation '{anim_name}': channel '{}' has no keys; the bone keeps its bind pose",
-            ch.node_name
-        ));
+        warn(
+            codes::CHANNEL_WITHOUT_KEYS,
+            format!(
+                "animation '{anim_name}': channel '{}' has no keys; the bone keeps its bind pose",
+                ch.node_name
+            ),
+        );
     } else if !missing.is_empty() {
-        warnings.push(format!(
-            "animation '{anim_name}': channel '{}' has no {} keys; bind pose used for them",
-            ch.node_name,
-            missing.join(" or ")
-        ));
+        warn(
+            codes::COMPONENT_WITHOUT_KEYS,
+            format!(
+                "animation '{anim_name}': channel '{}' has no {} keys; bind pose used for them",
+                ch.node_name,
+                missing.join(" or ")
+            ),
+        );
     }
     Ok(Prepared {
         positions,
         rotations,
         scales,
     })
+}
+
+/// The [`Warning::location`] of a finding about an animation.
+fn animation_location(name: &str) -> String {
+    format!("animation '{name}'")
 }
 
 fn sorted<T>(keys: &[(f64, T)]) -> bool {
@@ -716,7 +781,8 @@ mod tests {
             clip_of(s, &ClipOptions::default())
                 .warnings
                 .into_iter()
-                .filter(|w| w.contains("shear"))
+                .filter(|w| w.code == codes::SHEARED_BIND_POSE)
+                .map(|w| w.message)
                 .collect::<Vec<_>>()
         };
         assert!(sheared(&s).is_empty());
@@ -817,7 +883,12 @@ mod tests {
         });
         let got = clip_of(&s, &ClipOptions::default());
         assert_eq!(got.clip.frame_rate, 25.0);
-        let w = got.warnings.join("\n");
+        let w = got
+            .warnings
+            .iter()
+            .map(|w| w.message.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
         for needle in [
             "no ticks per second",
             "not unit quaternions",

@@ -47,15 +47,21 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use kiln_format::{Bone, MaterialData, MeshPart, Model, Vertex};
-use kiln_scene::{Mat4, Material, NodeId, Scene, TextureKind, TextureRef, Vec3};
+use kiln_scene::{Mat4, Material, NodeId, Scene, TextureKind, TextureRef, Vec3, Warning};
+
+use crate::codes;
 
 /// Everything the `.mesh`, `.clip` and `.xml` writers need, plus what the converter must copy.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Extracted {
+    /// The skeleton (scene nodes, then helper bones) and the mesh parts, as the `.mesh` holds
+    /// them.
     pub model: Model,
+    /// One per scene material, in the scene's order.
     pub materials: Vec<ExtractedMaterial>,
-    /// Findings worth telling the user (dropped faces, unknown bones).
-    pub warnings: Vec<String>,
+    /// Findings worth telling the user (dropped faces, unknown bones), with codes from
+    /// [`codes`].
+    pub warnings: Vec<Warning>,
     /// One entry per bone of [`Model::bones`]: the skin offset matrix of that bone (Assimp's
     /// `aiBone::mOffsetMatrix`: mesh space to bone space in bind pose), in the engine
     /// convention (row vectors, row-major), or `None` for a bone that no skin uses, which
@@ -100,8 +106,11 @@ pub const HELPER_SKIN: &str = "$kiln_skin";
 pub struct ExtractedMaterial {
     /// The `*_file` fields hold the file names without folders.
     pub data: MaterialData,
+    /// The scene's diffuse texture, behind [`MaterialData::diffuse_file`].
     pub diffuse: Option<TextureRef>,
+    /// The scene's specular texture, behind [`MaterialData::specular_file`].
     pub specular: Option<TextureRef>,
+    /// The scene's normal map, behind [`MaterialData::normal_file`].
     pub normal: Option<TextureRef>,
 }
 
@@ -245,16 +254,28 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
                 }
             }
             if dropped > 0 {
-                out.warnings.push(format!(
-                    "node '{}' mesh {mesh_index}: {dropped} point/line faces left out of the triangle list",
-                    node.name
-                ));
+                out.warnings.push(
+                    Warning::new(
+                        codes::FACES_DROPPED,
+                        format!(
+                            "node '{}' mesh {mesh_index}: {dropped} point/line faces left out of the triangle list",
+                            node.name
+                        ),
+                    )
+                    .at(node_location(&node.name)),
+                );
             }
             if indices.is_empty() {
-                out.warnings.push(format!(
-                    "node '{}' mesh {mesh_index}: no triangles, part dropped",
-                    node.name
-                ));
+                out.warnings.push(
+                    Warning::new(
+                        codes::PART_DROPPED,
+                        format!(
+                            "node '{}' mesh {mesh_index}: no triangles, part dropped",
+                            node.name
+                        ),
+                    )
+                    .at(node_location(&node.name)),
+                );
                 continue;
             }
             plans.push(PartPlan {
@@ -286,10 +307,17 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
                 Some(_) if !weighted => None,
                 Some(&node) => Some(slots.skin(node, bone.offset_matrix)),
                 None => {
-                    out.warnings.push(format!(
-                        "node '{}': skin bone '{}' names no node of the hierarchy; its weights are dropped",
-                        scene.nodes[plan.node].name, bone.name
-                    ));
+                    let node = &scene.nodes[plan.node].name;
+                    out.warnings.push(
+                        Warning::new(
+                            codes::UNKNOWN_SKIN_BONE,
+                            format!(
+                                "node '{node}': skin bone '{}' names no node of the hierarchy; its weights are dropped",
+                                bone.name
+                            ),
+                        )
+                        .at(node_location(node)),
+                    );
                     None
                 }
             };
@@ -344,6 +372,11 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
     }
 }
 
+/// The [`Warning::location`] of a finding about a node.
+fn node_location(name: &str) -> String {
+    format!("node '{name}'")
+}
+
 fn v3(v: Option<&Vec3>) -> [f32; 3] {
     v.map_or([0.0; 3], |v| v.to_array())
 }
@@ -353,7 +386,7 @@ fn v3(v: Option<&Vec3>) -> [f32; 3] {
 fn gather_influences(
     plan: &PartPlan<'_>,
     node_name: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Option<Vec<[(i32, f32); 4]>> {
     let mesh = plan.mesh;
     if mesh.bones.is_empty() {
@@ -374,10 +407,16 @@ fn gather_influences(
         }
     }
     if out_of_range > 0 {
-        warnings.push(format!(
-            "node '{node_name}': {out_of_range} skin weights name vertices past the mesh's {}; ignored",
-            mesh.positions.len()
-        ));
+        warnings.push(
+            Warning::new(
+                codes::WEIGHT_OUT_OF_RANGE,
+                format!(
+                    "node '{node_name}': {out_of_range} skin weights name vertices past the mesh's {}; ignored",
+                    mesh.positions.len()
+                ),
+            )
+            .at(node_location(node_name)),
+        );
     }
     Some(influences)
 }
@@ -729,9 +768,8 @@ mod tests {
             ([3.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0])
         );
         assert!(
-            e.warnings
-                .iter()
-                .any(|w| w.contains("'ghost' names no node")),
+            e.warnings.iter().any(|w| w.code == codes::UNKNOWN_SKIN_BONE
+                && w.message.contains("'ghost' names no node")),
             "{:?}",
             e.warnings
         );

@@ -3,11 +3,10 @@
 
 use glam::{Mat4, Quat, Vec3};
 use kiln_anim::bake::{BakeOptions, bake};
-use kiln_anim::clip::{ClipOptions, extract_clip};
-use kiln_anim::extract::extract;
 use kiln_anim::sample::{AnimationClip, Wrap};
 use kiln_anim::skeleton::{Pose, Skeleton};
 use kiln_anim::skin::{check_vertices, palette, skin_vertices};
+use kiln_extract::{ClipOptions, extract, extract_clip};
 use kiln_scene::{
     Animation, Bone, Material, Mesh, Node, NodeChannel, QuatKey, Scene, VectorKey, VertexWeight,
 };

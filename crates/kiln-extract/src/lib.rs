@@ -1,0 +1,33 @@
+//! The offline half of kiln's animation: a processed [`kiln_scene::Scene`] lowered to the
+//! engine data the `.mesh`, `.clip` and `.xml` writers take.
+//!
+//! - [`extract()`]: bones (every node, depth-first pre-order, plus helper bones where one
+//!   texture block per bone needs them), mesh parts, the top-4 skin weights, Assimp's skin
+//!   offsets, and materials: the original tool's `Read*Data`, with its faults fixed;
+//! - [`extract_clips`]: one [`kiln_format::Clip`] per scene animation, every bone resampled at
+//!   every frame, and [`clip_file_names`] for the files they are written to.
+//!
+//! It does not encode files (that is `kiln-format`), read model files (the importers), or
+//! sample, bake or skin at run time (that is `kiln-anim`, the runtime an engine embeds, which
+//! does not depend on this crate or on `kiln-scene`).
+//!
+//! Invariants: the scene is expected left-handed and triangulated (what `kiln-process` makes
+//! of it); the output is deterministic for a given scene; bad input is an error
+//! ([`ClipError`]) or a repair reported as a [`kiln_scene::Warning`] with a code from
+//! [`codes`], never a panic. Conventions: the scene uses column vectors, the engine data row
+//! vectors (`v' = v * M`), the same memory as glam's column-major matrices, so no matrix is
+//! transposed. `no_std` + `alloc`, no `unsafe`. See `docs/animation.md`.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+extern crate alloc;
+
+pub mod clip;
+pub mod codes;
+pub mod extract;
+
+pub use clip::{
+    ClipError, ClipOptions, ExtractedClip, clip_file_names, extract_clip, extract_clips,
+};
+pub use extract::{BoneSource, Extracted, ExtractedMaterial, extract, texture_file_name};
