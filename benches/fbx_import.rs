@@ -17,7 +17,7 @@ fn import(c: &mut Criterion) {
     let mut g = c.benchmark_group("fbx_import");
     g.sample_size(10);
     for compress in [true, false] {
-        let bytes = kiln::fbx::fixtures::benchmark_fbx(compress);
+        let bytes = kiln_testkit::fixtures::fbx::benchmark_fbx(compress);
         let label = if compress { "zlib" } else { "plain" };
         // Sanity: both read the whole file.
         let ours = kiln::fbx::import(&bytes).unwrap();

@@ -18,34 +18,10 @@
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::io::Cursor;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kiln_fbx::{ArrayType, Document, OwnedNode, OwnedValue, Value, WriteOptions, write_binary};
-
-const MODELS: &str = "/usr/share/assimp/models";
-
-fn corpus() -> Vec<PathBuf> {
-    assert!(
-        Path::new(MODELS).join("FBX/box.fbx").is_file(),
-        "the Assimp model corpus is missing: install the Debian package assimp-testmodels"
-    );
-    let mut out = Vec::new();
-    let mut stack = vec![PathBuf::from(MODELS)];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("fbx")) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn fbxcel_parse(bytes: &[u8]) -> Option<fbxcel::tree::v7400::Tree> {
     match fbxcel::tree::any::AnyTree::from_seekable_reader(Cursor::new(bytes)) {
@@ -112,7 +88,7 @@ fn corpus_files(c: &mut Criterion) {
     let mut g = c.benchmark_group("fbx_tree_corpus");
     g.warm_up_time(Duration::from_millis(500));
     g.measurement_time(Duration::from_secs(2));
-    for path in corpus() {
+    for path in kiln_testkit::corpus::fbx_files() {
         let bytes = std::fs::read(&path).unwrap();
         if Document::parse(&bytes).is_err() {
             continue; // transparentTest.fbx, damaged

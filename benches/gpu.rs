@@ -3,7 +3,7 @@
 //! on the same model and frames.
 //!
 //! `cargo bench --bench gpu`; results in docs/performance.md ("GPU skinning (issue 7)"). The
-//! model is generated (kiln_gpu::fixture's tube: 65 × 512 vertices blending up to four of 16
+//! model is generated (kiln_testkit::fixtures::tube: 65 × 512 vertices blending up to four of 16
 //! bones, plus a rigid cap); each iteration skins every vertex at 64 frame samples (lerping
 //! between frames). GPU rows: dispatch and wait, without and with reading the results back;
 //! CPU row: `palette` + `skin_vertices` (positions, normals, tangents) on one thread. The
@@ -17,8 +17,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::Mat4;
 use kiln::anim::sample::Wrap;
 use kiln::anim::skin::{palette, skin_vertices};
-use kiln_gpu::fixture::{TubeOptions, tube};
 use kiln_gpu::{BoneTexture, ComputeSkinner, FrameSample, Gpu, GpuOptions, SkinInput};
+use kiln_testkit::fixtures::tube::{TubeOptions, tube};
 
 const SAMPLES: usize = 64;
 

@@ -73,7 +73,7 @@ fn process(c: &mut Criterion) {
         b.iter_batched(
             || scene.clone(),
             |mut s| {
-                kiln::pipeline::process_for_engine(&mut s, &Default::default()).unwrap();
+                kiln::load::process_for_engine(&mut s, &Default::default()).unwrap();
                 s
             },
             criterion::BatchSize::LargeInput,

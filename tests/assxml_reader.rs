@@ -1,5 +1,4 @@
 //! Checks the `.assxml` reader that the conformance harness uses, on a dump written here.
-mod common;
 
 const DUMP: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <ASSIMP format_id="1">
@@ -44,7 +43,7 @@ const DUMP: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 
 #[test]
 fn reads_nodes_meshes_materials_and_animations() {
-    let s = common::assxml::parse_assxml(DUMP).unwrap();
+    let s = kiln_testkit::assxml::parse_assxml(DUMP).unwrap();
     s.validate().unwrap();
     let names: Vec<&str> = s
         .depth_first()

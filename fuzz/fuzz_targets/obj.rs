@@ -12,6 +12,6 @@ fuzz_target!(|data: &[u8]| {
     scene.validate().expect("importer produced an invalid scene");
     if kiln_process::process(&mut scene, kiln_process::Steps::ORIGINAL_TOOL).is_ok() {
         scene.validate().expect("processing produced an invalid scene");
-        let _ = kiln_anim::extract::extract(&scene);
+        let _ = kiln_extract::extract(&scene);
     }
 });

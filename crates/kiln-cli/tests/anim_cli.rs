@@ -6,13 +6,13 @@ use std::process::{Command, Output};
 
 use kiln::format::{Bone, Clip, IDENTITY, Keyframe, MeshPart, Model, Track, Vertex};
 use kiln::scene::{Mat4, Quat, Vec3, Vec4};
+use kiln_testkit::corpus;
+use kiln_testkit::process::{Limits, run_limited};
 
 fn kiln(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kiln"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run kiln")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kiln"));
+    cmd.args(args).current_dir(cwd);
+    run_limited(&mut cmd, Limits::KILN).unwrap_or_else(|e| panic!("run kiln: {e}"))
 }
 
 fn text(b: &[u8]) -> String {
@@ -244,12 +244,7 @@ fn dump_csv_prints_bones_then_every_vertex_as_reference_003() {
 
 /// Fails with the install hint when the Assimp corpus is missing.
 fn corpus_fbx(name: &str) -> PathBuf {
-    let p = PathBuf::from("/usr/share/assimp/models/FBX").join(name);
-    assert!(
-        p.is_file(),
-        "the Assimp test corpus is missing: run `apt-get install -y assimp-utils assimp-testmodels` (scripts/test does this)"
-    );
-    p
+    corpus::path(&format!("FBX/{name}"))
 }
 
 #[test]

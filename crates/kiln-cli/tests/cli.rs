@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use kiln_testkit::process::{Limits, run_limited};
+
 fn kiln(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kiln"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run kiln")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kiln"));
+    cmd.args(args).current_dir(cwd);
+    run_limited(&mut cmd, Limits::KILN).unwrap_or_else(|e| panic!("run kiln: {e}"))
 }
 
 fn stderr(o: &Output) -> String {

@@ -7,18 +7,16 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kiln::anim::clip::clip_file_names;
+use kiln::extract::clip_file_names;
 use kiln::format::IDENTITY;
-use kiln_gpu::fixture::{Fixture, TubeOptions, tube};
 use kiln_gpu::image::{decode_png, encode_png};
+use kiln_testkit::fixtures::tube::{Fixture, TubeOptions, tube};
+use kiln_testkit::process::{Limits, run_limited};
 
 fn kiln(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kiln"))
-        .args(args)
-        .current_dir(cwd)
-        .envs(env.iter().copied())
-        .output()
-        .expect("run kiln")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kiln"));
+    cmd.args(args).current_dir(cwd).envs(env.iter().copied());
+    run_limited(&mut cmd, Limits::KILN).unwrap_or_else(|e| panic!("run kiln: {e}"))
 }
 
 fn text(b: &[u8]) -> String {

@@ -2,17 +2,15 @@
 //! (and checked) array size: a counting global allocator measures it. One test function, so
 //! no other test allocates at the same time.
 
-mod support;
-
-#[path = "../../../tests/common/counting_alloc.rs"]
-mod counting_alloc;
-
 use kiln_fbx::{Document, ErrorKind, OwnedNode, OwnedValue, Value, WriteOptions, write_binary};
-use support::{corpus, read};
+use kiln_testkit::corpus::{self, read};
+
+#[global_allocator]
+static GLOBAL: kiln_testkit::alloc::Counting = kiln_testkit::alloc::Counting;
 
 /// Bytes allocated (in total, and the largest single block) while `f` runs.
 fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
-    let (r, a) = counting_alloc::measure(f);
+    let (r, a) = kiln_testkit::alloc::measure(f);
     (r, a.bytes, a.largest)
 }
 
@@ -25,7 +23,7 @@ fn parse_bound(input: usize) -> usize {
 #[test]
 fn allocations_stay_proportional() {
     // Corpus files: well under the bound (under 8 times the input in total).
-    for path in corpus() {
+    for path in corpus::fbx_files() {
         let bytes = read(&path);
         let (r, total, largest) = measure(|| Document::parse(&bytes).map(|d| d.node_count()));
         if r.is_ok() {

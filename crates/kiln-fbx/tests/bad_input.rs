@@ -2,13 +2,12 @@
 //! truncation, lengths past the end, counts that disagree with byte lengths or inflated
 //! sizes, zlib bombs, deep nesting, invalid UTF-8 names, unbalanced ASCII braces.
 
-mod support;
-
 use kiln_fbx::{
     Document, ErrorKind, Location, OwnedNode, OwnedValue, ParseOptions, Value, WriteOptions,
     write_binary,
 };
-use support::{model, sample_tree};
+use kiln_testkit::corpus::model;
+use kiln_testkit::fixtures::fbx::sample_tree;
 
 fn one(value: OwnedValue, options: &WriteOptions) -> Vec<u8> {
     write_binary(&[OwnedNode::new("A").with(value)], options).unwrap()

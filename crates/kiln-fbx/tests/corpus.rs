@@ -3,13 +3,11 @@
 //! known values read back (cross-checked with an independent Python reading of the files),
 //! and every tree round-trips through the writer in all four binary variants.
 
-mod support;
-
 use kiln_fbx::{
     ArrayEncoding, ArrayType, Document, ErrorKind, Format, Location, Value, WriteOptions,
     write_binary,
 };
-use support::{corpus, model, name, read};
+use kiln_testkit::corpus::{self, model, name, read};
 
 /// (file, format, version, nodes, properties), as read by this crate; the node and property
 /// counts of the binary files match an independent Python walk of the records.
@@ -96,7 +94,7 @@ const EXPECTED: &[(&str, Format, u32, usize, usize)] = &[
 
 #[test]
 fn every_corpus_file_parses_with_the_expected_shape() {
-    let files = corpus();
+    let files = corpus::fbx_files();
     assert_eq!(files.len(), EXPECTED.len() + 1, "corpus files: {files:?}");
     for path in &files {
         let rel = name(path);
@@ -146,7 +144,7 @@ fn transparent_test_is_rejected_with_the_reason() {
 
 #[test]
 fn every_value_of_every_file_decodes() {
-    for path in corpus() {
+    for path in corpus::fbx_files() {
         let rel = name(&path);
         if rel == "FBX/transparentTest.fbx" {
             continue;
@@ -336,7 +334,7 @@ fn the_longest_mantissa_rounds_like_strtod() {
 
 #[test]
 fn every_tree_round_trips_through_the_writer() {
-    for path in corpus() {
+    for path in corpus::fbx_files() {
         let rel = name(&path);
         if rel == "FBX/transparentTest.fbx" {
             continue;

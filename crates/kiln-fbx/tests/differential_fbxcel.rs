@@ -3,16 +3,15 @@
 //! and values. fbxcel reads 6 of the corpus files: it has no ASCII reader, rejects the `c`
 //! array type of the two 7500 files, and cannot read `transparentTest.fbx` (damaged).
 
-mod support;
-
 use std::io::Cursor;
 
 use fbxcel::low::v7400::AttributeValue as A;
 use fbxcel::tree::any::AnyTree;
 use fbxcel::tree::v7400::NodeHandle;
 use kiln_fbx::{Document, Node, OwnedNode, OwnedValue, Value, WriteOptions, write_binary};
+use kiln_testkit::corpus::{self, name, read};
+use kiln_testkit::fixtures::fbx::{is_binary, sample_tree};
 use proptest::prelude::*;
-use support::{corpus, is_binary, name, read, sample_tree};
 
 fn fbxcel_tree(bytes: &[u8]) -> Result<fbxcel::tree::v7400::Tree, String> {
     match AnyTree::from_seekable_reader(Cursor::new(bytes)) {
@@ -120,7 +119,7 @@ fn differential(bytes: &[u8]) -> Result<(usize, usize), String> {
 #[test]
 fn corpus_files_fbxcel_reads_agree() {
     let mut read_by_fbxcel = Vec::new();
-    for path in corpus() {
+    for path in corpus::fbx_files() {
         let bytes = read(&path);
         if !is_binary(&bytes) {
             continue;
@@ -160,7 +159,7 @@ fn corpus_files_fbxcel_reads_agree() {
 fn corpus_trees_rewritten_agree_in_7500_and_compressed() {
     // The corpus trees (ASCII ones included, and the `c`-array files with their arrays made
     // `b` so fbxcel can read them) written in every variant.
-    for path in corpus() {
+    for path in corpus::fbx_files() {
         let rel = name(&path);
         if rel == "FBX/transparentTest.fbx" {
             continue;

@@ -1,4 +1,4 @@
-//! The fuzz targets' oracle (`kiln_fbx::fuzzing`) under `cargo test`, on:
+//! The fuzz targets' oracle (`kiln_testkit::oracle`) under `cargo test`, on:
 //! - the minimized corpora of the fuzz runs recorded in docs/fuzzing.md
 //!   (`tests/data/fuzz/<target>.corpus`: inputs cut to 1024 bytes and merged with libFuzzer's
 //!   `-merge=1`, packed as `u32` little-endian length + bytes, one after the other);
@@ -6,13 +6,12 @@
 //!   so far);
 //! - the seeds the runs started from (the corpus's FBX files and the writer's output).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
-use kiln_fbx::fuzzing::{check_ascii, check_binary};
 use kiln_fbx::{Compression, WriteOptions, write_binary};
-use support::{corpus, is_binary, read, sample_tree};
+use kiln_testkit::corpus::{self, read};
+use kiln_testkit::fixtures::fbx::{is_binary, sample_tree};
+use kiln_testkit::oracle::{check_ascii, check_binary};
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz")
@@ -65,7 +64,7 @@ fn minimized_fuzz_corpora_and_crash_inputs() {
 fn the_oracle_holds_on_the_seeds() {
     // The oracle checks only what parses, so the seeds must parse (all but the one file whose
     // NUL bytes were replaced, which Assimp rejects too), or this test would check nothing.
-    for path in corpus() {
+    for path in corpus::fbx_files() {
         let bytes = read(&path);
         assert!(
             kiln_fbx::Document::parse(&bytes).is_ok() || path.ends_with("FBX/transparentTest.fbx"),

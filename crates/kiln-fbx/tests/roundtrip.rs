@@ -1,14 +1,12 @@
 //! tree → bytes → tree is the identity, for arbitrary trees, in every version and
 //! compression the writer offers.
 
-mod support;
-
 use kiln_fbx::{
     ArrayEncoding, Compression, Document, ErrorKind, OwnedNode, OwnedValue, Value, WriteOptions,
     write_binary,
 };
+use kiln_testkit::fixtures::fbx::sample_tree;
 use proptest::prelude::*;
-use support::sample_tree;
 
 fn value() -> impl Strategy<Value = OwnedValue> {
     prop_oneof![

@@ -1,5 +1,5 @@
 //! Writes seed inputs for the `fbx_binary` and `fbx_ascii` fuzz targets:
-//! `cargo run -p kiln-fbx --example fbx_fuzz_seeds -- fuzz/corpus`.
+//! `cargo run -p kiln-testkit --example fbx_fuzz_seeds -- fuzz/corpus`.
 //! Seeds: the FBX files of Assimp's corpus (/usr/share/assimp/models), and the writer's
 //! output for a tree with every property type in 6100/7400/7500/7700, plain and compressed,
 //! plus small ASCII files in the FBX 6.1 and 7.x dialects.
@@ -7,17 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use kiln_fbx::{Compression, Document, OwnedNode, OwnedValue, WriteOptions, write_binary};
-
-fn corpus(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            corpus(&p, out);
-        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("fbx")) {
-            out.push(p);
-        }
-    }
-}
+use kiln_testkit::corpus;
 
 fn tree() -> Vec<OwnedNode> {
     vec![
@@ -65,8 +55,7 @@ fn main() {
     let (bin, ascii) = (out.join("fbx_binary"), out.join("fbx_ascii"));
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::create_dir_all(&ascii).unwrap();
-    let mut files = Vec::new();
-    corpus(Path::new("/usr/share/assimp/models"), &mut files);
+    let files = corpus::files(Path::new(corpus::ROOT), "fbx");
     assert!(
         !files.is_empty(),
         "install assimp-testmodels for the corpus seeds"

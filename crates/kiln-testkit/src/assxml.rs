@@ -5,10 +5,7 @@
 //! row (`a1 a2 a3 a4` first, translation in the last column, so column vectors as kiln-scene
 //! uses), quaternion keys as `x y z w`, floats with six decimals (`%f`), NaN as `nan`/`-nan`,
 //! strings of material properties in double quotes.
-//!
-//! Shared by the conformance harness in `tests/` and by crate tests through
-//! `#[path = "../../../tests/common/assxml.rs"] mod assxml;`.
-#![allow(dead_code, deprecated)]
+#![allow(deprecated)]
 
 use kiln_scene::{
     Animation, Bone, Mat4, Material, Mesh, Node, NodeChannel, PropertyValue, Quat, QuatKey, Scene,

@@ -11,20 +11,9 @@
 //!   the scene it is given (the test passes Assimp's own `LimitBoneWeights` output, so the
 //!   four-influence limit is Assimp's); a vertex without weights and every vertex of a mesh
 //!   without bones follow the node that holds the mesh: `global(node) · v`.
-//!
-//! Also: an `assimp dump -b` helper (full precision) and an independent decoder of the classic
-//! `.clip` layout, written from `docs/format-classic.md`.
-#![allow(dead_code)]
-
-use std::path::{Path, PathBuf};
 
 use glam::{DMat4, DQuat, DVec3};
 use kiln_scene::{Animation, Mesh, NodeChannel, Scene};
-
-/// `assimp dump MODEL OUT.assbin -b FLAGS` ([`super::compare::assimp_dump`] with `-b`).
-pub fn assimp_dump_bin(model: &Path, flags: &[&str]) -> Result<PathBuf, String> {
-    super::compare::assimp_dump(model, &[&["-b"], flags].concat())
-}
 
 fn lerp3(a: DVec3, b: DVec3, f: f64) -> DVec3 {
     a * (1.0 - f) + b * f
@@ -174,81 +163,4 @@ pub fn parts(scene: &Scene) -> Vec<(usize, usize)> {
         }
     }
     out
-}
-
-/// A classic `.clip`, decoded from the layout text: `str name; f32 duration; f32 frameRate;
-/// u32 frameCount; u32 trackCount; trackCount × { str boneName; u32 count; count × 11 f32 }`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DecodedClip {
-    pub name: String,
-    pub duration: f32,
-    pub frame_rate: f32,
-    pub frame_count: u32,
-    /// Bone name and keyframes: time, scale xyz, rotation xyzw, translation xyz.
-    pub tracks: Vec<(String, Vec<[f32; 11]>)>,
-}
-
-struct Bytes<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
-
-impl Bytes<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
-        let s = self
-            .data
-            .get(self.pos..self.pos + n)
-            .ok_or_else(|| format!(".clip: truncated at byte {}", self.pos))?;
-        self.pos += n;
-        Ok(s)
-    }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
-    }
-    fn f32(&mut self) -> Result<f32, String> {
-        Ok(f32::from_le_bytes(self.take(4)?.try_into().unwrap()))
-    }
-    fn string(&mut self) -> Result<String, String> {
-        let n = self.u32()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| ".clip: name is not UTF-8".into())
-    }
-}
-
-pub fn decode_clip(bytes: &[u8]) -> Result<DecodedClip, String> {
-    let mut b = Bytes {
-        data: bytes,
-        pos: 0,
-    };
-    let name = b.string()?;
-    let duration = b.f32()?;
-    let frame_rate = b.f32()?;
-    let frame_count = b.u32()?;
-    let track_count = b.u32()?;
-    let mut tracks = Vec::new();
-    for _ in 0..track_count {
-        let bone = b.string()?;
-        let count = b.u32()? as usize;
-        let mut keys = Vec::with_capacity(count.min(1 << 20));
-        for _ in 0..count {
-            let mut k = [0f32; 11];
-            for v in &mut k {
-                *v = b.f32()?;
-            }
-            keys.push(k);
-        }
-        tracks.push((bone, keys));
-    }
-    if b.pos != bytes.len() {
-        return Err(format!(
-            ".clip: {} bytes after the last track",
-            bytes.len() - b.pos
-        ));
-    }
-    Ok(DecodedClip {
-        name,
-        duration,
-        frame_rate,
-        frame_count,
-        tracks,
-    })
 }

@@ -1,15 +1,25 @@
-//! A counting global allocator for the tests that bound or forbid allocation. Including this
-//! module installs it as the test binary's `#[global_allocator]`; keep such a binary to one
-//! test function, so no other test allocates while [`measure`] runs.
+//! A counting allocator for the tests that bound or forbid allocation. A test binary installs
+//! it itself (a library cannot choose the program's allocator):
 //!
-//! Shared by `crates/kiln-fbx/tests/alloc_bounds.rs`, `crates/kiln-format/tests/alloc_bounds.rs`
-//! and `crates/kiln-anim/tests/no_allocation.rs` through `#[path]`.
-#![allow(dead_code)]
+//! ```
+//! #[global_allocator]
+//! static GLOBAL: kiln_testkit::alloc::Counting = kiln_testkit::alloc::Counting;
+//!
+//! # fn main() {
+//! let (v, allocated) = kiln_testkit::alloc::measure(|| vec![0u8; 100]);
+//! assert_eq!((v.len(), allocated.bytes, allocated.calls), (100, 100, 1));
+//! # }
+//! ```
+//!
+//! then wraps the code under test in [`measure`]. Keep such a binary to one test function, so
+//! that no other test allocates while [`measure`] runs (the counters are process-wide).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-struct Counting;
+/// The system allocator, counting what is requested while [`measure`] runs (there is one set
+/// of counters, whichever static holds the allocator).
+pub struct Counting;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static TOTAL: AtomicUsize = AtomicUsize::new(0);
@@ -24,6 +34,8 @@ fn count(size: usize) {
     }
 }
 
+// SAFETY: every call is passed on to `System` unchanged, which upholds `GlobalAlloc`'s
+// contract; counting only touches atomics, which neither allocate nor unwind.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         count(layout.size());
@@ -37,9 +49,6 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 /// What was allocated while [`measure`]'s closure ran.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,13 +1,12 @@
 //! The per-file tables of the conformance tests: printed, written into docs/conformance.md
 //! between `<!-- NAME:begin -->` and `<!-- NAME:end -->`, and failing the test on any row that
 //! differs without a written reason.
-#![allow(dead_code)]
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// One file's line of a table.
 pub struct Outcome {
+    /// The file, as the table names it (relative to the corpus, or `(generated) NAME`).
     pub file: String,
     /// The numeric columns, in the order of the `columns` given to [`publish`].
     pub cells: Vec<String>,
@@ -17,10 +16,10 @@ pub struct Outcome {
     pub ok: bool,
 }
 
-/// Replaces the text between the section's markers in docs/conformance.md (appending the
-/// section when the markers are missing).
+/// Replaces the text between the section's markers in the workspace's docs/conformance.md
+/// (appending the section when the markers are missing).
 pub fn update_doc_section(name: &str, body: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/conformance.md");
+    let path = crate::paths::workspace_root().join("docs/conformance.md");
     let old =
         std::fs::read_to_string(&path).unwrap_or_else(|_| "# Conformance with Assimp 5.2\n".into());
     let (begin, end) = (

@@ -1,13 +1,17 @@
 //! Comparison of two scenes (kiln's and Assimp's) with the tolerances the conformance tables
-//! use, reporting the first difference in words.
-#![allow(dead_code)]
+//! use, and of a classic `.mesh` file (as [`crate::classic`] decodes it) with a model, each
+//! reporting the first difference in words.
 
 use kiln_scene::{Mat4, Scene, Vec3};
+
+use crate::classic::DecodedMeshFile;
 
 /// `assimp dump` prints six decimals: values agree when they differ by at most
 /// `TOL * max(1, |a|, |b|)`; NaN agrees with NaN.
 pub const TOL: f32 = 1e-4;
 
+/// Whether `a` and `b` agree within [`TOL`] (relative, at least 1 absolute); NaN agrees only
+/// with NaN.
 pub fn close(a: f32, b: f32) -> bool {
     if a.is_nan() || b.is_nan() {
         return a.is_nan() && b.is_nan();
@@ -15,14 +19,17 @@ pub fn close(a: f32, b: f32) -> bool {
     (a - b).abs() <= TOL * 1f32.max(a.abs()).max(b.abs())
 }
 
+/// [`close`] on each of the four components.
 pub fn close_quat(a: kiln_scene::Quat, b: kiln_scene::Quat) -> bool {
     close(a.x, b.x) && close(a.y, b.y) && close(a.z, b.z) && close(a.w, b.w)
 }
 
+/// [`close`] on each of the three components.
 pub fn close3(a: Vec3, b: Vec3) -> bool {
     close(a.x, b.x) && close(a.y, b.y) && close(a.z, b.z)
 }
 
+/// [`close`] on each of the sixteen elements.
 pub fn close_mat(a: &Mat4, b: &Mat4) -> bool {
     a.to_cols_array()
         .iter()
@@ -49,14 +56,20 @@ fn vec_list(what: &str, mesh: usize, ours: &[Vec3], theirs: &[Vec3]) -> Result<(
 /// What to compare beyond the node tree and the faces.
 #[derive(Clone, Copy, Debug)]
 pub struct Aspects {
+    /// Vertex normals.
     pub normals: bool,
+    /// Vertex tangents.
     pub tangents: bool,
+    /// Vertex bitangents.
     pub bitangents: bool,
+    /// UV channels (count, components, coordinates).
     pub uvs: bool,
+    /// Vertex colour channels.
     pub colors: bool,
 }
 
 impl Aspects {
+    /// Every aspect.
     pub const ALL: Aspects = Aspects {
         normals: true,
         tangents: true,
@@ -207,98 +220,10 @@ pub fn compare_scenes(ours: &Scene, theirs: &Scene, aspects: Aspects) -> Result<
     Ok(())
 }
 
-/// Path of the Assimp dump of `model` with the given `assimp dump` flags (`.assbin` with
-/// `-b`, else `.assxml`), made once and cached under the target folder, keyed by the file's
-/// name, its bytes and the flags (an edited file is dumped again; a generated fixture in a new
-/// temporary folder is not). Written under a per-process temporary name and renamed, so
-/// concurrent test binaries do not collide. `Err` carries Assimp's own message when it rejects
-/// the file.
-pub fn assimp_dump(model: &std::path::Path, flags: &[&str]) -> Result<std::path::PathBuf, String> {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("assimp-dumps");
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(model).map_err(|e| format!("{}: {e}", model.display()))?;
-    let name = model
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut h: u64 = 0xcbf29ce484222325;
-    let key = format!("{name}{}", flags.join(" "));
-    for b in key.bytes().chain(bytes.iter().copied()) {
-        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
-    }
-    let ext = if flags.contains(&"-b") {
-        "assbin"
-    } else {
-        "assxml"
-    };
-    let out = dir.join(format!("{name}-{h:016x}.{ext}"));
-    if out.exists() {
-        return Ok(out);
-    }
-    let tmp = dir.join(format!("{name}-{h:016x}.{}.tmp.{ext}", std::process::id()));
-    let result = std::process::Command::new("assimp")
-        .arg("dump")
-        .arg(model)
-        .arg(&tmp)
-        .args(flags)
-        .output()
-        .map_err(|e| {
-            format!("cannot run `assimp` ({e}): install it with `apt-get install -y assimp-utils assimp-testmodels` (scripts/test does)")
-        })?;
-    if !result.status.success() || !tmp.exists() {
-        let _ = std::fs::remove_file(&tmp);
-        let text = String::from_utf8_lossy(&result.stdout).into_owned()
-            + &String::from_utf8_lossy(&result.stderr);
-        return Err(text
-            .lines()
-            .find(|l| l.contains("ERROR") || l.contains("rror"))
-            .unwrap_or("assimp dump failed")
-            .trim()
-            .to_string());
-    }
-    std::fs::rename(&tmp, &out).map_err(|e| e.to_string())?;
-    Ok(out)
-}
-
-/// Every file under `root` (recursively) whose extension is `ext` (case-insensitive), sorted.
-pub fn corpus_files(root: &std::path::Path, ext: &str) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p
-                .extension()
-                .and_then(|x| x.to_str())
-                .is_some_and(|x| x.eq_ignore_ascii_case(ext))
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// Fails with the install hint when the Assimp corpus is missing.
-pub fn require_corpus() -> std::path::PathBuf {
-    let root = std::path::PathBuf::from("/usr/share/assimp/models");
-    assert!(
-        root.join("OBJ").is_dir(),
-        "the Assimp test corpus is missing: run `apt-get install -y assimp-utils assimp-testmodels` (scripts/test does this)"
-    );
-    root
-}
-
-pub fn compare_classic(
-    ours: &super::classic_decode::DecodedMeshFile,
-    theirs: &kiln::format::Model,
-) -> Result<(), String> {
+/// Compares a decoded classic `.mesh` file (bones: index, parent, name, transform; parts: name,
+/// bone, material, indices, the 19 floats of each vertex) with `theirs`, the model built from
+/// Assimp's scene. Returns the first difference.
+pub fn compare_classic(ours: &DecodedMeshFile, theirs: &kiln_format::Model) -> Result<(), String> {
     if ours.bones.len() != theirs.bones.len() {
         return Err(format!(
             ".mesh: {} bones, Assimp-based {}",
