@@ -1,10 +1,28 @@
-//! kiln: an asset pipeline for game engines, in pure Rust.
+//! kiln: an asset pipeline for game engines, in pure Rust — FBX and OBJ in, engine-ready
+//! `.mesh`, `.clip` and material `.xml` files out, with the original tool's Assimp processing
+//! reproduced.
 //!
-//! This facade re-exports the pipeline's crates so that applications depend on one package:
-//! importers ([`obj`], [`fbx`]), the shared scene model ([`scene`]), Assimp-equivalent
-//! processing ([`process`]), engine-data extraction and runtime animation ([`anim`]) and the
-//! file codecs ([`format`]). It also owns the end-to-end tests and the benchmarks.
+//! The facade is three rooms, each using only the ones before it:
+//! - [`load`](mod@load): the one loader. A model file (imported, processed, extracted, its clips
+//!   resampled) or a `.mesh` kiln wrote (with its clips and materials), read once into a
+//!   [`Loaded`](load::Loaded) that holds everything any command needs;
+//! - [`encode`](mod@encode): options → output files in memory;
+//! - [`pipeline`]: the driver `kiln convert` runs, which writes them atomically.
+//!
+//! Failures are one [`Error`] over the crates' own error types, naming the file
+//! ([`Error::WithPath`]); non-fatal findings are [`Warning`]s with a stable code ([`codes`] and
+//! each crate's `codes` module; `docs/warnings.md`).
+//!
+//! It re-exports the pipeline's crates so that applications depend on one package: importers
+//! ([`obj`], [`fbx`]), the scene model ([`scene`]), Assimp-equivalent processing ([`process`]),
+//! the offline lowering to engine data ([`extract`]), the animation runtime ([`anim`]) and the
+//! file codecs ([`format`]). It does not draw or touch a GPU (that is `kiln-gpu`) and does not
+//! parse command lines (`kiln-cli`). See `docs/architecture.md`.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 pub use kiln_anim as anim;
+pub use kiln_extract as extract;
 /// The FBX node tree (binary and ASCII reader, binary writer) that [`fbx`] builds on.
 pub use kiln_fbx as fbx_tree;
 pub use kiln_fbx_scene as fbx;
@@ -12,7 +30,16 @@ pub use kiln_format as format;
 pub use kiln_obj as obj;
 pub use kiln_process as process;
 pub use kiln_scene as scene;
+pub use kiln_scene::Warning;
 
-pub mod animation;
+pub mod codes;
 pub mod demo;
+pub mod encode;
+mod error;
+pub mod load;
 pub mod pipeline;
+
+pub use encode::{EncodeOptions, Encoded, Layout, OutputFile, encode};
+pub use error::{Error, Result};
+pub use load::{LoadOptions, Loaded, load};
+pub use pipeline::{ConvertOptions, convert_file, prepare_file};

@@ -1,5 +1,5 @@
-//! The conversion as the `kiln` command runs it: import a file, post-process it the way the
-//! original tool asked Assimp to, extract the engine data and write the output files.
+//! The driver `kiln convert` runs: [`load`](crate::load()) a model, [`encode`](crate::encode())
+//! its outputs in memory, then write them.
 //!
 //! Every output is built in memory first and then written under a temporary name and renamed,
 //! so a failure never leaves a half-written file behind.
@@ -10,239 +10,33 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use kiln_anim::extract::{Extracted, extract, texture_file_name};
-use kiln_scene::{Scene, TextureRef};
+use kiln_scene::Warning;
 
-/// Which byte layout the `.mesh`/`.clip` files use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Layout {
-    /// The zero-copy kiln layout (`docs/format.md`).
-    #[default]
-    Kiln,
-    /// Byte-compatible with the original tool.
-    Classic,
-}
+use crate::codes;
+use crate::encode::{EncodeOptions, Encoded, Layout, encode};
+use crate::error::{Error, Result};
+use crate::load::{LoadOptions, Loaded, load};
 
-/// Options of [`convert_file`].
-#[derive(Clone, Debug, Default)]
+/// Options of [`convert_file`]: how the model is loaded and how it is encoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ConvertOptions {
-    pub layout: Layout,
-    /// Compact vertex streams in the kiln layout (ignored by the classic layout).
-    pub quantize: kiln_format::kiln::Quantize,
-    /// Bake node transforms into the vertices (Assimp's PreTransformVertices), for static
-    /// meshes; bones collapse to the root.
-    pub pre_transform: bool,
-    /// Resample every clip at this many frames per second instead of the animation's own
-    /// ticks per second.
-    pub clip_frame_rate: Option<f64>,
+    /// Processing and clip resampling.
+    pub load: LoadOptions,
+    /// Layout and quantisation.
+    pub encode: EncodeOptions,
 }
 
-/// A failure, naming the file it concerns.
-#[derive(Debug)]
-pub struct ConvertError {
-    pub path: PathBuf,
-    pub message: String,
-}
-
-impl fmt::Display for ConvertError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
-    }
-}
-
-impl std::error::Error for ConvertError {}
-
-pub(crate) fn err(path: &Path, message: impl fmt::Display) -> ConvertError {
-    ConvertError {
-        path: path.to_path_buf(),
-        message: message.to_string(),
-    }
-}
-
-/// The output name of a source file: its stem, or `model` when it has none.
-pub(crate) fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "model".into())
-}
-
-/// The input formats kiln reads, by file extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InputFormat {
-    Obj,
-    /// FBX, binary or ASCII (`kiln-fbx-scene`).
-    Fbx,
-}
-
-impl InputFormat {
-    /// The format of `path`, from its extension (case-insensitive).
-    pub fn of(path: &Path) -> Option<InputFormat> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "obj" => Some(InputFormat::Obj),
-            "fbx" => Some(InputFormat::Fbx),
-            _ => None,
-        }
-    }
-}
-
-/// Reads a model file into a scene, as authored (right-handed, polygons).
-pub fn import_file(path: &Path) -> Result<Scene, ConvertError> {
-    let meta = fs::metadata(path).map_err(|e| err(path, io_reason(&e)))?;
-    if meta.is_dir() {
-        return Err(err(path, "is a directory, not a model file"));
-    }
-    match InputFormat::of(path) {
-        Some(InputFormat::Obj) => kiln_obj::load(path).map_err(|e| err(path, e.reason())),
-        Some(InputFormat::Fbx) => {
-            let bytes = fs::read(path).map_err(|e| err(path, io_reason(&e)))?;
-            kiln_fbx_scene::import(&bytes).map_err(|e| err(path, e))
-        }
-        None => Err(err(path, "unsupported file type (expected .obj or .fbx)")),
-    }
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
-
-/// Runs the original tool's Assimp steps on `scene`: ConvertToLeftHanded, Triangulate,
-/// GenUVCoords, GenNormals, CalcTangentSpace, and PreTransformVertices when asked.
-pub fn process_for_engine(
-    scene: &mut Scene,
-    options: &ConvertOptions,
-) -> Result<(), kiln_process::ProcessError> {
-    let steps = if options.pre_transform {
-        kiln_process::Steps::ORIGINAL_TOOL_STATIC
-    } else {
-        kiln_process::Steps::ORIGINAL_TOOL
-    };
-    kiln_process::process(scene, steps)
-}
-
-/// One output file, in memory.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OutputFile {
-    /// File name inside the output folder.
-    pub name: String,
-    pub bytes: Vec<u8>,
-}
-
-/// What converting one model produced.
-#[derive(Debug)]
-pub struct Conversion {
-    pub extracted: Extracted,
-    pub outputs: Vec<OutputFile>,
-    /// Warnings of the importer, the processing and the extraction, for the user.
-    pub warnings: Vec<String>,
-    /// Outputs that could not be encoded (left out of `outputs`); the file fails.
-    pub errors: Vec<String>,
-    /// One clip per animation (also encoded in `outputs` as `NAME_CLIPNAME.clip`).
-    pub clips: Vec<kiln_format::Clip>,
-}
-
-/// Builds every output of a processed scene: `NAME.mesh`, `NAME.xml`, one `NAME_CLIPNAME.clip`
-/// per animation, and the textures the materials use (read from `source_dir`, or extracted when
-/// embedded).
-pub fn build_outputs(
-    scene: &Scene,
-    name: &str,
-    source_dir: &Path,
-    options: &ConvertOptions,
-) -> Conversion {
-    let extracted = extract(scene);
-    let mut warnings = scene.warnings.clone();
-    warnings.extend(extracted.warnings.iter().cloned());
-    let mut outputs = Vec::new();
-    let mut errors = Vec::new();
-    let materials: Vec<_> = extracted.materials.iter().map(|m| m.data.clone()).collect();
-    let offsets = crate::animation::offsets_or_identity(&extracted.offsets);
-    let mesh = match options.layout {
-        Layout::Classic => Ok(kiln_format::classic::write_mesh(&extracted.model)),
-        Layout::Kiln => kiln_format::kiln::write_mesh(
-            &extracted.model,
-            &materials,
-            &kiln_format::kiln::MeshOptions {
-                quantize: options.quantize,
-                offset_matrices: Some(&offsets),
+impl ConvertOptions {
+    /// The options of a conversion in `layout` with everything else by default.
+    pub fn with_layout(layout: Layout) -> ConvertOptions {
+        ConvertOptions {
+            encode: EncodeOptions {
+                layout,
+                ..EncodeOptions::default()
             },
-        ),
-    };
-    match mesh {
-        Ok(bytes) => outputs.push(OutputFile {
-            name: format!("{name}.mesh"),
-            bytes,
-        }),
-        Err(e) => errors.push(format!("cannot encode {name}.mesh: {e}")),
-    }
-    outputs.push(OutputFile {
-        name: format!("{name}.xml"),
-        bytes: kiln_format::xml::write_materials(&materials).into_bytes(),
-    });
-    let clips = crate::animation::clip_outputs(scene, &extracted, name, options);
-    warnings.extend(clips.warnings);
-    errors.extend(clips.errors);
-    outputs.extend(clips.files);
-    for m in &extracted.materials {
-        for tex in [&m.diffuse, &m.specular, &m.normal].into_iter().flatten() {
-            let file = texture_file_name(&tex.path).to_string();
-            if file.is_empty() || outputs.iter().any(|o| o.name == file) {
-                continue;
-            }
-            match texture_bytes(scene, tex, source_dir) {
-                Ok(bytes) => outputs.push(OutputFile { name: file, bytes }),
-                Err(why) => warnings.push(why),
-            }
+            ..ConvertOptions::default()
         }
     }
-    Conversion {
-        extracted,
-        outputs,
-        warnings,
-        errors,
-        clips: clips.clips,
-    }
-}
-
-/// The bytes of a texture: embedded, or the file found at its path relative to the model's
-/// folder (with `\` read as a separator), or failing that the file name in the model's folder.
-pub fn texture_bytes(
-    scene: &Scene,
-    tex: &TextureRef,
-    source_dir: &Path,
-) -> Result<Vec<u8>, String> {
-    if let Some(i) = tex.embedded {
-        return scene
-            .textures
-            .get(i)
-            .map(|t| t.data.clone())
-            .ok_or_else(|| format!("texture '{}': embedded texture {i} is missing", tex.path));
-    }
-    let written = tex.path.replace('\\', "/");
-    let mut candidates = vec![source_dir.join(&written)];
-    let bare = texture_file_name(&tex.path);
-    if bare != written {
-        candidates.push(source_dir.join(bare));
-    }
-    for c in &candidates {
-        if let Ok(bytes) = fs::read(c) {
-            return Ok(bytes);
-        }
-    }
-    Err(format!(
-        "texture '{}' not found (looked for {})",
-        tex.path,
-        candidates
-            .iter()
-            .map(|c| c.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
@@ -268,13 +62,19 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Counts for the one-line summary of a converted file.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Summary {
+    /// Bones of the skeleton.
     pub bones: usize,
+    /// Mesh parts.
     pub parts: usize,
+    /// Vertices over all parts.
     pub vertices: usize,
+    /// Triangles over all parts.
     pub triangles: usize,
+    /// Materials.
     pub materials: usize,
     /// `.clip` files written (one per animation that gave a clip).
     pub clips: usize,
+    /// Wall time of the whole conversion.
     pub milliseconds: f64,
 }
 
@@ -297,82 +97,85 @@ impl fmt::Display for Summary {
 /// Result of [`convert_file`].
 #[derive(Debug)]
 pub struct Converted {
+    /// The counts printed for the file.
     pub summary: Summary,
     /// Paths written.
     pub written: Vec<PathBuf>,
-    pub warnings: Vec<String>,
+    /// Every warning of the conversion.
+    pub warnings: Vec<Warning>,
 }
 
-/// Converts one model file into `out_dir` (created when missing): import, process, extract,
-/// write `NAME.mesh`, `NAME.xml` and textures ([`prepare_file`], then [`Prepared::write`]).
-pub fn convert_file(
-    path: &Path,
-    out_dir: &Path,
-    options: &ConvertOptions,
-) -> Result<Converted, ConvertError> {
+/// Converts one model file into `out_dir` (created when missing): [`prepare_file`], then
+/// [`Prepared::write`].
+pub fn convert_file(path: &Path, out_dir: &Path, options: &ConvertOptions) -> Result<Converted> {
     prepare_file(path, options)?.write(out_dir)
 }
 
 /// A model file converted in memory, not written yet: its warnings can be looked at first
 /// (`kiln convert --strict` writes nothing, and so replaces nothing, when there are any).
+#[derive(Debug)]
 pub struct Prepared {
     start: Instant,
-    conversion: Conversion,
+    /// The loaded model.
+    pub loaded: Loaded,
+    /// Its outputs.
+    pub encoded: Encoded,
+    /// The loader's warnings, then the encoder's, then the pipeline's.
+    pub warnings: Vec<Warning>,
 }
 
-/// Imports, processes and extracts one model file and encodes its outputs, writing nothing.
-pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared, ConvertError> {
+/// Loads one model file and encodes its outputs, writing nothing.
+pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
     let start = Instant::now();
-    let mut scene = import_file(path)?;
-    process_for_engine(&mut scene, options).map_err(|e| err(path, e))?;
-    let name = stem(path);
-    let source_dir = path.parent().unwrap_or(Path::new("."));
-    let mut conversion = build_outputs(&scene, &name, source_dir, options);
-    if let Some(e) = conversion.errors.first() {
-        return Err(err(path, e));
-    }
-    if conversion.extracted.model.meshes.is_empty() {
+    let mut loaded = load(path, &options.load)?;
+    let encoded = encode(&loaded, &options.encode).map_err(|e| e.with_path(path))?;
+    let mut warnings = std::mem::take(&mut loaded.warnings);
+    warnings.extend(encoded.warnings.iter().cloned());
+    if loaded.model.meshes.is_empty() {
         // As the original tool (with its faults fixed): the skeleton is still written.
-        conversion
-            .warnings
-            .push("no triangles: the .mesh holds the skeleton only".into());
+        warnings.push(Warning::new(
+            codes::SKELETON_ONLY,
+            "no triangles: the .mesh holds the skeleton only",
+        ));
     }
-    Ok(Prepared { start, conversion })
+    Ok(Prepared {
+        start,
+        loaded,
+        encoded,
+        warnings,
+    })
 }
 
 impl Prepared {
-    /// The importer's, the processing's and the extraction's warnings.
-    pub fn warnings(&self) -> &[String] {
-        &self.conversion.warnings
+    /// Every warning of the conversion so far.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
     }
 
     /// Writes the outputs into `out_dir` (created when missing), each through a temporary
     /// name and a rename.
-    pub fn write(self, out_dir: &Path) -> Result<Converted, ConvertError> {
-        let Prepared { start, conversion } = self;
-        fs::create_dir_all(out_dir)
-            .map_err(|e| err(out_dir, format!("cannot create folder: {e}")))?;
+    pub fn write(self, out_dir: &Path) -> Result<Converted> {
+        fs::create_dir_all(out_dir).map_err(|e| Error::CreateFolder(e).with_path(out_dir))?;
         let mut written = Vec::new();
-        for o in &conversion.outputs {
+        for o in &self.encoded.files {
             let target = out_dir.join(&o.name);
-            write_atomically(&target, &o.bytes)
-                .map_err(|e| err(&target, format!("cannot write: {e}")))?;
+            write_atomically(&target, &o.bytes).map_err(|e| Error::Write(e).with_path(&target))?;
             written.push(target);
         }
-        let model = &conversion.extracted.model;
+        let model = &self.loaded.model;
         let summary = Summary {
             bones: model.bones.len(),
             parts: model.meshes.len(),
             vertices: model.meshes.iter().map(|m| m.vertices.len()).sum(),
             triangles: model.meshes.iter().map(|m| m.indices.len() / 3).sum(),
-            materials: conversion.extracted.materials.len(),
-            clips: conversion.clips.len(),
-            milliseconds: start.elapsed().as_secs_f64() * 1e3,
+            materials: self.loaded.materials.as_ref().map_or(0, Vec::len),
+            clips: self.loaded.clips.len(),
+            milliseconds: self.start.elapsed().as_secs_f64() * 1e3,
         };
         Ok(Converted {
             summary,
             written,
-            warnings: conversion.warnings,
+            warnings: self.warnings,
         })
     }
 }

@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
-use kiln::anim::extract::BoneSource;
-use kiln::animation::{bake_model, load_animated};
-use kiln::pipeline::{ConvertOptions, Layout, build_outputs, write_atomically};
+use kiln::anim::{Baked, bake_model};
+use kiln::extract::BoneSource;
+use kiln::pipeline::write_atomically;
+use kiln::{EncodeOptions, Encoded, Layout, LoadOptions, Loaded, encode, load};
 use kiln_scene::{
     Animation, Bone, Mat4, Material, Mesh, Node, NodeChannel, Quat, QuatKey, Scene, Vec3,
     VectorKey, VertexWeight,
@@ -91,18 +92,29 @@ fn scene() -> Scene {
     s
 }
 
-fn classic() -> ConvertOptions {
-    ConvertOptions {
-        layout: Layout::Classic,
-        ..ConvertOptions::default()
-    }
+/// kiln's conversion of `scene` in memory, as a model named `hero`: loaded (clips resampled at
+/// `rate`, or their own rate) and encoded in `layout`.
+fn convert(scene: &Scene, rate: Option<f64>, layout: Layout) -> (Loaded, Encoded) {
+    let options = LoadOptions {
+        clip_frame_rate: rate,
+        ..LoadOptions::default()
+    };
+    let loaded = load::from_scene(scene.clone(), Path::new("hero"), &options);
+    let encoded = encode(
+        &loaded,
+        &EncodeOptions {
+            layout,
+            ..EncodeOptions::default()
+        },
+    )
+    .unwrap();
+    (loaded, encoded)
 }
 
 #[test]
 fn one_clip_file_per_animation_with_safe_unique_names() {
-    let conv = build_outputs(&scene(), "hero", Path::new("."), &classic());
-    assert!(conv.errors.is_empty(), "{:?}", conv.errors);
-    let names: Vec<&str> = conv.outputs.iter().map(|o| o.name.as_str()).collect();
+    let (_, encoded) = convert(&scene(), None, Layout::Classic);
+    let names: Vec<&str> = encoded.files.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(
         names,
         [
@@ -113,7 +125,7 @@ fn one_clip_file_per_animation_with_safe_unique_names() {
             "hero_armature_walk_2.clip"
         ]
     );
-    let clip = kiln::format::classic::read_clip(&conv.outputs[2].bytes).unwrap();
+    let clip = kiln::format::classic::read_clip(&encoded.files[2].bytes).unwrap();
     assert_eq!(clip.name, "Armature|Walk");
     assert_eq!(
         (clip.frame_count, clip.frame_rate, clip.duration),
@@ -126,7 +138,10 @@ fn one_clip_file_per_animation_with_safe_unique_names() {
         bones,
         ["RootNode", "Armature", "a", "b", "body", "b$kiln_rigid"]
     );
-    assert_eq!(conv.extracted.bone_sources[5], BoneSource::RigidHelper(3));
+    assert_eq!(
+        kiln::extract::extract(&scene()).bone_sources[5],
+        BoneSource::RigidHelper(3)
+    );
     // b at frame 3: 3/7.5 of the way to 1 rad about z.
     let r = Quat::from_array(clip.tracks[3].keyframes[3].rotation);
     assert!(r.abs_diff_eq(Quat::from_rotation_z(0.4), 1e-6), "{r:?}");
@@ -142,30 +157,29 @@ fn one_clip_file_per_animation_with_safe_unique_names() {
 fn clips_resample_and_a_bad_animation_is_left_out_with_a_warning() {
     let mut s = scene();
     s.animations[1].channels[0].rotation_keys[1].value.x = f32::NAN;
-    let options = ConvertOptions {
-        clip_frame_rate: Some(12.0),
-        ..classic()
-    };
-    let conv = build_outputs(&s, "hero", Path::new("."), &options);
-    assert_eq!(conv.clips.len(), 2);
+    let (loaded, encoded) = convert(&s, Some(12.0), Layout::Classic);
+    assert_eq!(loaded.clips.len(), 2);
     assert!(
-        conv.warnings
+        loaded
+            .warnings
             .iter()
-            .any(|w| w.contains("animation 1 ('')") && w.contains("not finite")),
+            .any(|w| w.code == kiln::codes::CLIP_LEFT_OUT
+                && w.message.contains("animation 1 ('')")
+                && w.message.contains("not finite")),
         "{:?}",
-        conv.warnings
+        loaded.warnings
     );
     // 10 ticks at 24 per second, at 12 frames per second: 5 frames of duration, 6 frames.
     assert_eq!(
         (
-            conv.clips[0].frame_count,
-            conv.clips[0].frame_rate,
-            conv.clips[0].duration
+            loaded.clips[0].frame_count,
+            loaded.clips[0].frame_rate,
+            loaded.clips[0].duration
         ),
         (6, 12.0, 5.0)
     );
     // Names follow the animation's index, whatever failed before it.
-    let names: Vec<&str> = conv.outputs.iter().map(|o| o.name.as_str()).collect();
+    let names: Vec<&str> = encoded.files.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(
         names[2..],
         ["hero_Armature_Walk.clip", "hero_armature_walk_2.clip"]
@@ -176,25 +190,29 @@ fn clips_resample_and_a_bad_animation_is_left_out_with_a_warning() {
 fn a_converted_mesh_and_its_clips_load_back_for_baking_in_both_layouts() {
     for layout in [Layout::Classic, Layout::Kiln] {
         let dir = tempfile::tempdir().unwrap();
-        let options = ConvertOptions {
-            layout,
-            ..ConvertOptions::default()
-        };
-        let s = scene();
-        let conv = build_outputs(&s, "hero", Path::new("."), &options);
-        assert!(conv.errors.is_empty(), "{layout:?}: {:?}", conv.errors);
-        for o in &conv.outputs {
+        let (converted, encoded) = convert(&scene(), None, layout);
+        for o in &encoded.files {
             write_atomically(&dir.path().join(&o.name), &o.bytes).unwrap();
         }
-        let loaded = load_animated(&dir.path().join("hero.mesh"), None).unwrap();
+        let loaded = load(&dir.path().join("hero.mesh"), &LoadOptions::default()).unwrap();
         assert_eq!(loaded.clips.len(), 3, "{layout:?}");
         assert_eq!(loaded.model.bones.len(), 6);
-        let (baked, warnings) = bake_model(&loaded, &Default::default()).unwrap();
+        let Baked {
+            bake: baked,
+            warnings,
+            ..
+        } = bake_model(
+            &loaded.model,
+            &loaded.offsets,
+            &loaded.clips,
+            &Default::default(),
+        )
+        .unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!((baked.width, baked.height, baked.layers), (24, 11, 3));
         // The offsets: stored in the kiln layout; assumed from the node for classic files,
         // which is exact here (the skin was bound in the nodes' pose).
-        for (b, o) in conv.extracted.offsets.iter().enumerate() {
+        for (b, o) in converted.offsets.iter().enumerate() {
             match (o, loaded.offsets[b]) {
                 (Some(want), Some(got)) => {
                     let (want, got) = (Mat4::from_cols_array(want), Mat4::from_cols_array(&got));
@@ -205,7 +223,13 @@ fn a_converted_mesh_and_its_clips_load_back_for_baking_in_both_layouts() {
             }
         }
         if layout == Layout::Classic {
-            assert!(loaded.warnings.iter().any(|w| w.contains("classic .mesh")));
+            assert!(
+                loaded
+                    .warnings
+                    .iter()
+                    .any(|w| w.code == kiln::codes::CLASSIC_OFFSETS_ASSUMED
+                        && w.message.contains("classic .mesh"))
+            );
         }
     }
 }

@@ -5,11 +5,11 @@
 //! For every skinned or animated FBX of the Assimp corpus and for generated COLLADA models (more
 //! than four influences per vertex, key times between frames, several clips, a rigid part on a
 //! skinned bone, two skins sharing bones), `assimp dump -b` with the original tool's flags gives
-//! the processed scene at full precision. kiln's side: `pipeline::build_outputs` on that scene
+//! the processed scene at full precision. kiln's side: `kiln::load::from_scene` and `kiln::encode` on that scene
 //! (the `.mesh` and `.clip` files, classic layout, read back by kiln-format; each `.clip` also
 //! decoded independently from the layout text), the skeleton with the extracted offsets, the
 //! clips bound, the bake, and CPU skinning of every part at the frame. The other side
-//! (`tests/common/anim_eval.rs`): Assimp's node animation interpolated at the frame's tick time,
+//! (`kiln_testkit::anim_eval`): Assimp's node animation interpolated at the frame's tick time,
 //! node globals composed up the tree, and `Σ w · global · offset · v` with the weights of
 //! Assimp's own `LimitBoneWeights` (`-lbw`). Both at the clips' own rate and resampled at 30
 //! frames per second (tick times between keys). Where kiln reads the format itself (FBX), its
@@ -21,20 +21,19 @@
 //! must stay under 1e-4. The table goes to stdout and to `docs/conformance.md` between the
 //! `anim` markers.
 
-mod common;
-
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use common::{anim_eval, assbin, compare, dae_gen, report};
 use glam::{DMat4, DVec3, Mat4};
 use kiln::anim::bake::{BakeOptions, bake};
-use kiln::anim::extract::BoneSource;
 use kiln::anim::sample::{AnimationClip, Wrap};
 use kiln::anim::skeleton::{Pose, Skeleton, classic_offsets};
 use kiln::anim::skin::{palette, skin_positions};
-use kiln::pipeline::{ConvertOptions, Layout, build_outputs};
+use kiln::extract::BoneSource;
+use kiln::{EncodeOptions, Layout, LoadOptions, encode};
 use kiln_scene::Scene;
+use kiln_testkit::fixtures::collada;
+use kiln_testkit::{anim_eval, assbin, assimp, classic, corpus, report};
 
 const FLAGS: &[&str] = &["--left-handed", "-tri", "-guv", "--gen-normals", "-cts"];
 const LIMITED: &[&str] = &[
@@ -49,7 +48,7 @@ const TOLERANCE: f64 = 1e-4;
 const RESAMPLED_RATE: f64 = 30.0;
 
 fn load(path: &Path, flags: &[&str]) -> Result<Scene, String> {
-    let dump = anim_eval::assimp_dump_bin(path, flags)?;
+    let dump = assimp::dump_bin(path, flags)?;
     let bytes = std::fs::read(&dump).map_err(|e| e.to_string())?;
     Ok(assbin::parse_assbin(&bytes)?.0)
 }
@@ -73,45 +72,49 @@ struct Measure {
 
 /// Runs kiln's engine path on `scene` and compares with the evaluation of `limited`.
 fn measure(scene: &Scene, limited: &Scene, rate: Option<f64>) -> Result<Measure, String> {
-    let options = ConvertOptions {
-        layout: Layout::Classic,
+    let options = LoadOptions {
         clip_frame_rate: rate,
-        ..ConvertOptions::default()
+        ..LoadOptions::default()
     };
-    let conv = build_outputs(scene, "model", Path::new("."), &options);
-    if let Some(e) = conv.errors.first() {
-        return Err(e.clone());
-    }
-    if conv.clips.len() != scene.animations.len() {
+    let loaded = kiln::load::from_scene(scene.clone(), Path::new("model"), &options);
+    let encoded = encode(
+        &loaded,
+        &EncodeOptions {
+            layout: Layout::Classic,
+            ..EncodeOptions::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let bone_sources = kiln::extract::extract(scene).bone_sources;
+    if loaded.clips.len() != scene.animations.len() {
         return Err(format!(
             "{} clips for {} animations: {:?}",
-            conv.clips.len(),
+            loaded.clips.len(),
             scene.animations.len(),
-            conv.warnings
+            loaded.warnings
         ));
     }
-    let mesh_file = conv
-        .outputs
+    let mesh_file = encoded
+        .files
         .iter()
         .find(|o| o.name == "model.mesh")
         .ok_or("no model.mesh")?;
     let model = kiln::format::classic::read_mesh(&mesh_file.bytes).map_err(|e| e.to_string())?;
     let mut clips = Vec::new();
-    for clip in &conv.clips {
-        let file = conv
-            .outputs
+    for clip in &loaded.clips {
+        let file = encoded
+            .files
             .iter()
             .filter(|o| o.name.ends_with(".clip"))
             .find(|o| kiln::format::classic::read_clip(&o.bytes).is_ok_and(|c| c.name == clip.name))
             .ok_or_else(|| format!("no .clip file for '{}'", clip.name))?;
         let read = kiln::format::classic::read_clip(&file.bytes).map_err(|e| e.to_string())?;
-        let decoded = anim_eval::decode_clip(&file.bytes)?;
+        let decoded = classic::decode_clip(&file.bytes)?;
         check_decoded(&read, &decoded, &model)?;
         clips.push(read);
     }
 
-    let skeleton =
-        Skeleton::new(&model.bones, &conv.extracted.offsets).map_err(|e| e.to_string())?;
+    let skeleton = Skeleton::new(&model.bones, &loaded.offsets).map_err(|e| e.to_string())?;
     let classic = classic_offsets(&model);
     let classic_skeleton =
         Skeleton::new(&model.bones, &classic.offsets).map_err(|e| e.to_string())?;
@@ -210,7 +213,7 @@ fn measure(scene: &Scene, limited: &Scene, rate: Option<f64>) -> Result<Measure,
             // Every bone's model matrix against the node's global.
             clip.evaluate(&skeleton, frame as f32, Wrap::Clamp, &mut pose)
                 .map_err(|e| e.to_string())?;
-            for (b, source) in conv.extracted.bone_sources.iter().enumerate() {
+            for (b, source) in bone_sources.iter().enumerate() {
                 let node = match source {
                     BoneSource::Node(n)
                     | BoneSource::RigidHelper(n)
@@ -238,7 +241,7 @@ fn matrix_error(a: &DMat4, b: &DMat4) -> f64 {
 /// track per bone, in bone order, of `frameCount` keyframes at times 0, 1, 2, ….
 fn check_decoded(
     read: &kiln::format::Clip,
-    decoded: &anim_eval::DecodedClip,
+    decoded: &classic::DecodedClip,
     model: &kiln::format::Model,
 ) -> Result<(), String> {
     let same_header = read.name == decoded.name
@@ -331,7 +334,7 @@ fn check(label: &str, path: &Path) -> Row {
     let outcome = (|| -> Result<(), String> {
         let scene = load(path, FLAGS)?;
         let limited = load(path, LIMITED)?;
-        let extracted = kiln::anim::extract::extract(&scene);
+        let extracted = kiln::extract::extract(&scene);
         let helpers = extracted.model.bones.len() - scene.nodes.len();
         row.bones = if helpers > 0 {
             format!("{} + {helpers} helper", scene.nodes.len())
@@ -348,7 +351,7 @@ fn check(label: &str, path: &Path) -> Row {
         let resampled = measure(&scene, &limited, Some(RESAMPLED_RATE))?;
         // Where kiln reads the format itself (FBX, issue 4), its own import goes through the
         // same path and must agree with Assimp's scene too.
-        let own = if kiln::pipeline::InputFormat::of(path).is_some() {
+        let own = if kiln::load::InputFormat::of(path).is_some() {
             let m = kiln_import(path, &limited).map_err(|e| format!("kiln's own import: {e}"))?;
             let e = m.position / extent(&m.reference);
             row.kiln_import = fmt_err(e);
@@ -401,14 +404,14 @@ fn check(label: &str, path: &Path) -> Row {
 
 /// kiln's own import of `path` (processed as `kiln convert` does) through the same path.
 fn kiln_import(path: &Path, limited: &Scene) -> Result<Measure, String> {
-    let mut scene = kiln::pipeline::import_file(path).map_err(|e| e.message)?;
-    kiln::pipeline::process_for_engine(&mut scene, &ConvertOptions::default())
+    let mut scene = kiln::load::import_file(path).map_err(|e| e.reason().to_string())?;
+    kiln::load::process_for_engine(&mut scene, &LoadOptions::default())
         .map_err(|e| e.to_string())?;
     measure(&scene, limited, None)
 }
 
-fn fixtures() -> Vec<dae_gen::Fixture> {
-    use dae_gen::Fixture;
+fn fixtures() -> Vec<collada::Fixture> {
+    use collada::Fixture;
     vec![
         Fixture {
             name: "six_influences_rigid_prop",
@@ -453,13 +456,13 @@ fn fmt_err(e: f64) -> String {
 
 #[test]
 fn skinned_positions_match_assimp_on_the_corpus_and_generated_models() {
-    let root = compare::require_corpus();
+    let root = assimp::require();
     let mut rows = Vec::new();
     let mut other = Vec::new();
     let mut rejected = Vec::new();
-    for path in compare::corpus_files(&root.join("FBX"), "fbx") {
+    for path in corpus::files(&root.join("FBX"), "fbx") {
         let label = path
-            .strip_prefix(&root)
+            .strip_prefix(root)
             .unwrap_or(&path)
             .display()
             .to_string();
@@ -478,7 +481,7 @@ fn skinned_positions_match_assimp_on_the_corpus_and_generated_models() {
     let dir = tempfile::tempdir().unwrap();
     for f in fixtures() {
         let path: PathBuf = dir.path().join(format!("{}.dae", f.name));
-        std::fs::write(&path, dae_gen::collada(&f)).unwrap();
+        std::fs::write(&path, collada::collada(&f)).unwrap();
         rows.push(check(&format!("(generated) {}.dae", f.name), &path));
     }
 

@@ -18,13 +18,11 @@
 //! The table goes to stdout and into `docs/conformance.md` between the `fbx` markers. A file
 //! that differs fails the test unless `EXPLAINED` gives the reason.
 
-mod common;
-
 use std::path::Path;
 
-use common::{assbin, assxml, classic_decode, compare, report};
-use kiln::pipeline::{ConvertOptions, process_for_engine};
+use kiln::load::{LoadOptions, process_for_engine};
 use kiln::scene::{PropertyValue, Scene, Vec3};
+use kiln_testkit::{assbin, assimp, assxml, classic, compare, corpus, fixtures, report};
 
 const FLAGS: &[&str] = &["--left-handed", "-tri", "-guv", "--gen-normals", "-cts"];
 
@@ -400,7 +398,7 @@ fn check_file(root: &Path, path: &Path) -> Row {
     if let (Some((_, _, fix)), Ok(s)) = (quirk, ours_raw.as_mut()) {
         fix(s);
     }
-    let raw_dump = compare::assimp_dump(path, &["-b"]);
+    let raw_dump = assimp::dump(path, &["-b"]);
     let outcome: Result<(), String> = match (&raw_dump, &ours_raw) {
         (Err(a), Err(k)) => {
             row.result = format!("both reject — Assimp: {a}; kiln: {k}");
@@ -423,7 +421,7 @@ fn check_file(root: &Path, path: &Path) -> Row {
             compare_animations(ours, &theirs).map_err(|e| format!("raw: {e}"))?;
             compare_materials_raw(ours, &theirs).map_err(|e| format!("raw: {e}"))?;
             // Embedded textures, from the raw XML dump.
-            let xml = compare::assimp_dump(path, &[])?;
+            let xml = assimp::dump(path, &[])?;
             let tex = dump_textures(&xml)?;
             let mine: Vec<&[u8]> = ours.textures.iter().map(|t| t.data.as_slice()).collect();
             if tex.len() != mine.len() || tex.iter().zip(&mine).any(|(a, b)| a.as_slice() != *b) {
@@ -438,13 +436,13 @@ fn check_file(root: &Path, path: &Path) -> Row {
             // material fields.
             let mut flags_bin = FLAGS.to_vec();
             flags_bin.push("-b");
-            let ppb = compare::assimp_dump(path, &flags_bin)?;
+            let ppb = assimp::dump(path, &flags_bin)?;
             let (theirs_ppb, _) =
                 assbin::parse_assbin(&std::fs::read(ppb).map_err(|e| e.to_string())?)?;
-            let pp = compare::assimp_dump(path, FLAGS)?;
+            let pp = assimp::dump(path, FLAGS)?;
             let theirs_pp = assxml::parse_assxml_file(&pp)?;
             let mut s = ours.clone();
-            process_for_engine(&mut s, &ConvertOptions::default()).map_err(|e| e.to_string())?;
+            process_for_engine(&mut s, &LoadOptions::default()).map_err(|e| e.to_string())?;
             compare::compare_scenes(&s, &theirs_ppb, compare::Aspects::ALL)
                 .map_err(|e| format!("processed: {e}"))?;
             compare::compare_scenes(&s, &theirs_pp, compare::Aspects::ALL)
@@ -453,9 +451,9 @@ fn check_file(root: &Path, path: &Path) -> Row {
             compare_animations(&s, &theirs_ppb).map_err(|e| format!("processed: {e}"))?;
             compare_materials_processed(&s, &theirs_pp).map_err(|e| format!("processed: {e}"))?;
             // Classic .mesh.
-            let bytes = kiln::format::classic::write_mesh(&kiln::anim::extract::extract(&s).model);
-            let decoded = classic_decode::decode_mesh_file(&bytes)?;
-            compare::compare_classic(&decoded, &kiln::anim::extract::extract(&theirs_ppb).model)
+            let bytes = kiln::format::classic::write_mesh(&kiln::extract::extract(&s).model);
+            let decoded = classic::decode_mesh_file(&bytes)?;
+            compare::compare_classic(&decoded, &kiln::extract::extract(&theirs_ppb).model)
         })(),
     };
     match outcome {
@@ -485,7 +483,7 @@ fn generated_fixtures(dir: &Path) -> Vec<std::path::PathBuf> {
     std::fs::write(&demo, kiln::demo::fbx_bytes()).unwrap();
     out.push(demo);
     let rig = dir.join("generated_rig.fbx");
-    let scene = kiln::fbx::fixtures::skinned_tube(kiln::fbx::fixtures::TubeSpec {
+    let scene = fixtures::fbx::skinned_tube(fixtures::fbx::TubeSpec {
         rings: 24,
         segments: 6,
         bones: 10,
@@ -499,21 +497,21 @@ fn generated_fixtures(dir: &Path) -> Vec<std::path::PathBuf> {
     .unwrap();
     out.push(rig);
     let features = dir.join("generated_features.fbx");
-    std::fs::write(&features, kiln::fbx::fixtures::feature_file()).unwrap();
+    std::fs::write(&features, fixtures::fbx::feature_file()).unwrap();
     out.push(features);
     out
 }
 
 #[test]
 fn fbx_corpus_matches_assimp() {
-    let root = compare::require_corpus();
-    let files = compare::corpus_files(&root, "fbx");
+    let root = assimp::require();
+    let files = corpus::files(root, "fbx");
     assert!(
         files.len() >= 19,
         "expected the 19 FBX files of assimp-testmodels, found {}",
         files.len()
     );
-    let mut rows: Vec<Row> = files.iter().map(|f| check_file(&root, f)).collect();
+    let mut rows: Vec<Row> = files.iter().map(|f| check_file(root, f)).collect();
     let dir = tempfile::tempdir().unwrap();
     for f in generated_fixtures(dir.path()) {
         let mut row = check_file(dir.path(), &f);

@@ -4,21 +4,20 @@
 //! every frame, every half frame and the loop of every clip.
 //!
 //! Scenes come from `assimp dump -b` with the original tool's flags (the same helpers as the
-//! animation conformance test), then kiln's engine path: `pipeline::build_outputs` (mesh,
-//! offsets, clips), `kiln_gpu::bake_model`. Corpus FBX files are also read by kiln's own FBX
-//! importer (`kiln::animation::load_animated`, what `kiln verify FILE` does) and verified the
+//! animation conformance test), then kiln's engine path: `kiln::load::from_scene` and `kiln::encode` (mesh,
+//! offsets, clips), `kiln_anim::bake_model`. Corpus FBX files are also read by kiln's own FBX
+//! importer (`kiln::load`, what `kiln verify FILE` does) and verified the
 //! same way, and so are the static OBJ files of the corpus (in their bind pose). Needs a GPU
 //! adapter; Mesa's lavapipe is enough (scripts/test installs it).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{anim_eval, assbin, compare, dae_gen};
-use kiln::anim::BakeOptions;
-use kiln::pipeline::{ConvertOptions, build_outputs};
-use kiln_gpu::{Gpu, GpuOptions, VerifyOptions, VerifyReport, bake_model, verify};
+use kiln::anim::{ModelBakeOptions, bake_model};
+use kiln::{EncodeOptions, LoadOptions, encode, load};
+use kiln_gpu::{Animated, Gpu, GpuOptions, VerifyOptions, VerifyReport, verify};
 use kiln_scene::Scene;
+use kiln_testkit::fixtures::collada;
+use kiln_testkit::{assbin, assimp, corpus};
 
 const FLAGS: &[&str] = &["--left-handed", "-tri", "-guv", "--gen-normals", "-cts"];
 const TOLERANCE: f32 = 1e-4;
@@ -33,36 +32,44 @@ fn gpu() -> Gpu {
 }
 
 fn assimp_scene(path: &Path) -> Result<Scene, String> {
-    let dump = anim_eval::assimp_dump_bin(path, FLAGS)?;
+    let dump = assimp::dump_bin(path, FLAGS)?;
     let bytes = std::fs::read(&dump).map_err(|e| e.to_string())?;
     Ok(assbin::parse_assbin(&bytes)?.0)
 }
 
 fn check_scene(gpu: &Gpu, scene: &Scene) -> Result<VerifyReport, String> {
-    let conv = build_outputs(scene, "model", Path::new("."), &ConvertOptions::default());
-    if let Some(e) = conv.errors.first() {
-        return Err(e.clone());
-    }
-    let model = &conv.extracted.model;
+    let loaded = load::from_scene(scene.clone(), Path::new("model"), &LoadOptions::default());
+    encode(&loaded, &EncodeOptions::default()).map_err(|e| e.to_string())?;
+    let model = &loaded.model;
     let baked = bake_model(
         model,
-        &conv.extracted.offsets,
-        &conv.clips,
-        &BakeOptions::default(),
+        &loaded.offsets,
+        &loaded.clips,
+        &ModelBakeOptions::inspection(),
     )
     .map_err(|e| e.to_string())?;
     let options = VerifyOptions {
         tolerance: TOLERANCE,
         ..VerifyOptions::default()
     };
-    verify(gpu, &baked.animated(model), &options).map_err(|e| e.to_string())
+    verify(gpu, &Animated::new(model, &baked), &options).map_err(|e| e.to_string())
 }
 
 fn check_kiln_import(gpu: &Gpu, path: &Path) -> Result<VerifyReport, String> {
-    let m = kiln::animation::load_animated(path, None).map_err(|e| e.message)?;
-    let baked = bake_model(&m.model, &m.offsets, &m.clips, &BakeOptions::default())
-        .map_err(|e| e.to_string())?;
-    verify(gpu, &baked.animated(&m.model), &VerifyOptions::default()).map_err(|e| e.to_string())
+    let m = load(path, &LoadOptions::default()).map_err(|e| e.reason().to_string())?;
+    let baked = bake_model(
+        &m.model,
+        &m.offsets,
+        &m.clips,
+        &ModelBakeOptions::inspection(),
+    )
+    .map_err(|e| e.to_string())?;
+    verify(
+        gpu,
+        &Animated::new(&m.model, &baked),
+        &VerifyOptions::default(),
+    )
+    .map_err(|e| e.to_string())
 }
 
 struct Row {
@@ -70,8 +77,8 @@ struct Row {
     result: Result<VerifyReport, String>,
 }
 
-fn fixtures() -> Vec<dae_gen::Fixture> {
-    use dae_gen::Fixture;
+fn fixtures() -> Vec<collada::Fixture> {
+    use collada::Fixture;
     // Seeds and shapes the animation conformance test does not use.
     vec![
         Fixture {
@@ -109,12 +116,12 @@ fn fixtures() -> Vec<dae_gen::Fixture> {
 
 #[test]
 fn gpu_skinning_matches_the_cpu_on_the_corpus_and_generated_models() {
-    let root = compare::require_corpus();
+    let root = assimp::require();
     let gpu = gpu();
     let mut rows = Vec::new();
-    for path in compare::corpus_files(&root.join("FBX"), "fbx") {
+    for path in corpus::files(&root.join("FBX"), "fbx") {
         let label = path
-            .strip_prefix(&root)
+            .strip_prefix(root)
             .unwrap_or(&path)
             .display()
             .to_string();
@@ -138,15 +145,15 @@ fn gpu_skinning_matches_the_cpu_on_the_corpus_and_generated_models() {
         "expected the skinned FBX files of assimp-testmodels (huesitos, animation_with_skeleton)"
     );
     // The static OBJ corpus, through kiln's importer: checked in the bind pose.
-    for path in compare::corpus_files(&root.join("OBJ"), "obj") {
-        let Ok(m) = kiln::animation::load_animated(&path, None) else {
+    for path in corpus::files(&root.join("OBJ"), "obj") {
+        let Ok(m) = load(&path, &LoadOptions::default()) else {
             continue;
         };
         if m.model.meshes.iter().all(|p| p.vertices.is_empty()) {
             continue;
         }
         let label = path
-            .strip_prefix(&root)
+            .strip_prefix(root)
             .unwrap_or(&path)
             .display()
             .to_string();
@@ -158,7 +165,7 @@ fn gpu_skinning_matches_the_cpu_on_the_corpus_and_generated_models() {
     let dir = tempfile::tempdir().unwrap();
     for f in fixtures() {
         let path: PathBuf = dir.path().join(format!("{}.dae", f.name));
-        std::fs::write(&path, dae_gen::collada(&f)).unwrap();
+        std::fs::write(&path, collada::collada(&f)).unwrap();
         rows.push(Row {
             label: format!("(generated) {}.dae", f.name),
             result: assimp_scene(&path).and_then(|s| check_scene(&gpu, &s)),

@@ -7,8 +7,10 @@ use std::process::ExitCode;
 
 use kiln::anim::bake::BakeOptions;
 use kiln::anim::dds::{raw_texels, write_dds};
-use kiln::animation::{bake_model, load_animated};
+use kiln::anim::{Baked, ModelBakeOptions, bake_model};
+use kiln::codes::bind_warning;
 use kiln::pipeline::write_atomically;
+use kiln::{LoadOptions, Warning, load};
 
 /// What `kiln bake` was asked.
 pub struct BakeArgs {
@@ -31,9 +33,28 @@ pub fn run(args: &BakeArgs) -> ExitCode {
 }
 
 fn bake(args: &BakeArgs) -> Result<(), String> {
-    let model = load_animated(&args.file, args.clip_frame_rate).map_err(|e| e.message)?;
-    let (baked, bind_warnings) = bake_model(&model, &args.options)?;
-    let warnings: Vec<&String> = model.warnings.iter().chain(&bind_warnings).collect();
+    let options = LoadOptions {
+        clip_frame_rate: args.clip_frame_rate,
+        ..LoadOptions::default()
+    };
+    let model = load(&args.file, &options).map_err(|e| e.reason().to_string())?;
+    let Baked {
+        bake: baked,
+        warnings: bind_warnings,
+        ..
+    } = bake_model(
+        &model.model,
+        &model.offsets,
+        &model.clips,
+        &ModelBakeOptions::texture(args.options),
+    )
+    .map_err(|e| e.to_string())?;
+    let warnings: Vec<Warning> = model
+        .warnings
+        .iter()
+        .cloned()
+        .chain(bind_warnings.iter().map(bind_warning))
+        .collect();
     for w in &warnings {
         eprintln!("kiln: warning: {}: {w}", args.file.display());
     }

@@ -7,11 +7,11 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use kiln::anim::csv::write_csv;
-use kiln::animation::load_animated;
 use kiln::pipeline::write_atomically;
+use kiln::{LoadOptions, load};
 
 pub fn run(file: &Path, out: Option<&Path>) -> ExitCode {
-    let model = match load_animated(file, None) {
+    let model = match load(file, &LoadOptions::default()) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("kiln: error: {e}");

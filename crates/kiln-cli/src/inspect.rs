@@ -1,18 +1,17 @@
 //! `kiln inspect FILE [--json]`: describes a `.mesh` or `.clip` in either layout.
 //!
-//! The file is memory-mapped; a kiln-layout file (recognised by its magic) is validated with
-//! `MeshView`/`ClipView` and its checksum verified; anything else is read as the classic layout
-//! by its extension. The report is built once as JSON and printed either as JSON or as text.
+//! The file is memory-mapped; what it is comes from the loader (`kiln::load::FileKind`: the
+//! kiln layout by its magic, validated with `MeshView`/`ClipView` and its checksum verified;
+//! otherwise the classic layout by its extension). The report is built once as JSON and printed either as JSON or as text.
 
 use std::fs::File;
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use kiln::format::kiln::{
-    ClipView, Directions, FileType, Indices, MeshView, Positions, TexCoords, Weights,
-};
+use kiln::format::kiln::{ClipView, Directions, Indices, MeshView, Positions, TexCoords, Weights};
 use kiln::format::{Clip, Model, classic};
+use kiln::load::FileKind;
 use serde_json::{Value, json};
 
 /// Bytes per vertex of the kiln layout's streams for each encoding.
@@ -64,18 +63,14 @@ fn inspect(path: &Path) -> Result<Value> {
     let map = map(path)?;
     let bytes: &[u8] = map.as_deref().unwrap_or_default();
     let file = path.display().to_string();
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let mut report = match FileType::of(bytes) {
-        Some(FileType::Mesh) => kiln_mesh(bytes)?,
-        Some(FileType::Clip) => kiln_clip(bytes)?,
-        None => match ext.as_deref() {
-            Some("mesh") => classic_mesh(&classic::read_mesh(bytes).context("classic .mesh")?),
-            Some("clip") => classic_clip(&classic::read_clip(bytes).context("classic .clip")?),
-            _ => bail!("not a kiln file, and not named .mesh or .clip to be read as classic"),
-        },
+    let mut report = match FileKind::of(path, bytes) {
+        FileKind::KilnMesh => kiln_mesh(bytes)?,
+        FileKind::KilnClip => kiln_clip(bytes)?,
+        FileKind::ClassicMesh => classic_mesh(&classic::read_mesh(bytes).context("classic .mesh")?),
+        FileKind::ClassicClip => classic_clip(&classic::read_clip(bytes).context("classic .clip")?),
+        FileKind::Model(_) | FileKind::Unknown => {
+            bail!("not a kiln file, and not named .mesh or .clip to be read as classic")
+        }
     };
     report["file"] = json!(file);
     report["size"] = json!(bytes.len());

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use kiln::pipeline::{ConvertOptions, Layout, prepare_file, write_atomically};
+use kiln::pipeline::{ConvertOptions, prepare_file, write_atomically};
+use kiln::{EncodeOptions, Layout, LoadOptions};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -179,17 +180,21 @@ fn main() -> ExitCode {
             strict,
         } => {
             let options = ConvertOptions {
-                layout: match layout {
-                    LayoutArg::Kiln => Layout::Kiln,
-                    LayoutArg::Classic => Layout::Classic,
+                load: LoadOptions {
+                    pre_transform,
+                    clip_frame_rate: clip_rate,
                 },
-                quantize: match (quantize, quantize_positions) {
-                    (_, true) => kiln::format::kiln::Quantize::AttributesAndPositions,
-                    (true, false) => kiln::format::kiln::Quantize::Attributes,
-                    (false, false) => kiln::format::kiln::Quantize::None,
+                encode: EncodeOptions {
+                    layout: match layout {
+                        LayoutArg::Kiln => Layout::Kiln,
+                        LayoutArg::Classic => Layout::Classic,
+                    },
+                    quantize: match (quantize, quantize_positions) {
+                        (_, true) => kiln::format::kiln::Quantize::AttributesAndPositions,
+                        (true, false) => kiln::format::kiln::Quantize::Attributes,
+                        (false, false) => kiln::format::kiln::Quantize::None,
+                    },
                 },
-                pre_transform,
-                clip_frame_rate: clip_rate,
             };
             convert_all(&files, &out, &options, strict)
         }

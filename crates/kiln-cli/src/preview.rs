@@ -3,15 +3,16 @@
 //! diffuse colour or texture, as a contact sheet: one row per clip, one column per frame
 //! (six frames spread over each clip unless `--frames` says which; `all` is every frame).
 //!
-//! Materials come from the `.mesh` (kiln layout) or the `NAME.xml` beside it (classic), or from
-//! the source file's materials; textures are read from the folder of the file (PNG and TGA; a
+//! Materials and textures come from the one load of the file (`kiln::load`): the `.mesh` (kiln
+//! layout) or the `NAME.xml` beside it (classic), or the source file's materials; textures are
+//! read from the folder of the file (PNG and TGA; a
 //! texture that cannot be read leaves its part in the diffuse colour, with a warning). Exit
 //! status as `kiln verify`: 3 when there is no GPU adapter.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kiln::format::MaterialData;
+use kiln::load::{Loaded, LoadedMaterial, MaterialsError};
 use kiln_gpu::FrameSelection;
 use kiln_gpu::image::{Image, decode_texture, encode_png};
 use kiln_gpu::preview::{
@@ -81,7 +82,7 @@ fn preview(args: &PreviewArgs) -> Result<(), Failure> {
                 .collect::<Vec<_>>(),
         );
     }
-    let materials = materials(&args.file, &loaded.animated.model)?;
+    let materials = materials(&args.file, &loaded.animated)?;
     let scene = PreviewScene {
         model: &loaded.animated.model,
         materials: &materials,
@@ -119,87 +120,46 @@ fn preview(args: &PreviewArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A material's diffuse texture: its file name and bytes, or why they could not be read.
-type TextureFile = Result<(String, Vec<u8>), String>;
-
-/// The materials of the model in `file`, each with its decoded diffuse texture when it has
-/// one that can be read.
-fn materials(file: &Path, model: &kiln::format::Model) -> Result<Vec<PreviewMaterial>, Failure> {
-    let dir = file
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let is_mesh = file
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("mesh"));
-    let mut found: Vec<(MaterialData, Option<TextureFile>)> = Vec::new();
-    let read_beside = |name: &str| -> TextureFile {
-        std::fs::read(dir.join(name))
-            .map(|b| (name.to_string(), b))
-            .map_err(|e| format!("texture '{name}': {e}"))
+/// The materials of the loaded model, each with its decoded diffuse texture when it has one
+/// that can be read.
+fn materials(file: &Path, loaded: &Loaded) -> Result<Vec<PreviewMaterial>, Failure> {
+    let found: &[LoadedMaterial] = match &loaded.materials {
+        Ok(m) => m,
+        Err(e @ MaterialsError::Unreadable { .. }) => {
+            warn(file, format!("{e}; parts drawn in grey"));
+            &[]
+        }
+        Err(e) => return Err(e.to_string().into()),
     };
-    if is_mesh {
-        let bytes = std::fs::read(file).map_err(|e| format!("cannot read: {e}"))?;
-        let data: Vec<MaterialData> = match kiln::format::kiln::MeshView::parse(&bytes) {
-            Ok(view) => view.materials().map(|m| m.to_material_data()).collect(),
-            Err(_) => {
-                let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-                let xml = dir.join(format!("{stem}.xml"));
-                match std::fs::read_to_string(&xml) {
-                    Ok(text) => kiln::format::xml::read_materials(&text)
-                        .map_err(|e| format!("{}: {e}", xml.display()))?,
-                    Err(e) => {
-                        warn(file, format!("{}: {e}; parts drawn in grey", xml.display()));
-                        Vec::new()
-                    }
-                }
-            }
-        };
-        for m in data {
-            let tex = (!m.diffuse_file.is_empty()).then(|| read_beside(&m.diffuse_file));
-            found.push((m, tex));
-        }
-    } else {
-        let mut scene = kiln::pipeline::import_file(file).map_err(|e| e.message)?;
-        kiln::pipeline::process_for_engine(&mut scene, &Default::default())
-            .map_err(|e| e.to_string())?;
-        let extracted = kiln::anim::extract::extract(&scene);
-        for m in extracted.materials {
-            // Found the way `kiln convert` finds it.
-            let tex = m.diffuse.as_ref().map(|t| {
-                let name = kiln::anim::extract::texture_file_name(&t.path).to_string();
-                kiln::pipeline::texture_bytes(&scene, t, dir).map(|b| (name, b))
-            });
-            found.push((m.data, tex));
-        }
-    }
-    let used: Vec<&str> = model
+    let used: Vec<&str> = loaded
+        .model
         .meshes
         .iter()
         .map(|p| p.material_name.as_str())
         .collect();
     let mut out = Vec::new();
-    for (data, tex) in found {
-        let texture: Option<Image> = match tex {
+    for m in found {
+        let texture: Option<Image> = match &m.diffuse {
             None => None,
-            Some(Err(why)) => {
-                if used.contains(&data.name.as_str()) {
-                    warn(file, format!("{why}; drawn in the diffuse colour"));
-                }
-                None
-            }
-            Some(Ok((name, bytes))) => match decode_texture(&name, &bytes) {
-                Ok(img) => Some(img),
-                Err(e) => {
-                    if used.contains(&data.name.as_str()) {
-                        warn(file, format!("{e}; drawn in the diffuse colour"));
+            Some(tex) => match loaded.texture_bytes(tex) {
+                Err(why) => {
+                    if used.contains(&m.data.name.as_str()) {
+                        warn(file, format!("{why}; drawn in the diffuse colour"));
                     }
                     None
                 }
+                Ok(bytes) => match decode_texture(tex.file_name(), &bytes) {
+                    Ok(img) => Some(img),
+                    Err(e) => {
+                        if used.contains(&m.data.name.as_str()) {
+                            warn(file, format!("{e}; drawn in the diffuse colour"));
+                        }
+                        None
+                    }
+                },
             },
         };
-        out.push(PreviewMaterial::from_data(&data, texture));
+        out.push(PreviewMaterial::from_data(&m.data, texture));
     }
     Ok(out)
 }

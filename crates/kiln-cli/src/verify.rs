@@ -15,9 +15,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kiln::anim::BakeOptions;
-use kiln::animation::{AnimatedModel, load_animated};
-use kiln_gpu::{Baked, FrameSelection, Gpu, GpuError, GpuOptions, VerifyOptions, bake_model};
+use kiln::anim::{Baked, ModelBakeOptions, bake_model};
+use kiln::{LoadOptions, Loaded as LoadedModel, load as load_model};
+use kiln_gpu::{Animated, FrameSelection, Gpu, GpuError, GpuOptions, VerifyOptions};
 
 /// Exit status when no GPU can be used.
 pub const NO_GPU: u8 = 3;
@@ -72,20 +72,24 @@ pub fn open_gpu(adapter: Option<&str>) -> Result<Gpu, Failure> {
 
 /// A model and its bake, its warnings printed.
 pub struct Loaded {
-    pub animated: AnimatedModel,
+    pub animated: LoadedModel,
     pub baked: Baked,
 }
 
 /// Loads `file` as `kiln bake` does and bakes it; warnings go to standard error.
 pub fn load(file: &Path) -> Result<Loaded, Failure> {
-    let animated = load_animated(file, None).map_err(|e| e.message)?;
+    let animated = load_model(file, &LoadOptions::default()).map_err(|e| e.reason().to_string())?;
     let baked = bake_model(
         &animated.model,
         &animated.offsets,
         &animated.clips,
-        &BakeOptions::default(),
-    )?;
-    for w in animated.warnings.iter().chain(&baked.warnings) {
+        &ModelBakeOptions::inspection(),
+    )
+    .map_err(GpuError::from)?;
+    for w in &animated.warnings {
+        eprintln!("kiln: warning: {}: {w}", file.display());
+    }
+    for w in &baked.warnings {
         eprintln!("kiln: warning: {}: {w}", file.display());
     }
     Ok(Loaded { animated, baked })
@@ -160,7 +164,7 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
     };
     let r = kiln_gpu::verify(
         &gpu,
-        &loaded.baked.animated(&loaded.animated.model),
+        &Animated::new(&loaded.animated.model, &loaded.baked),
         &options,
     )?;
     let l = &r.layout;

@@ -1,0 +1,115 @@
+//! Options → output files in memory: a [`Loaded`] model encoded as `NAME.mesh`, `NAME.xml`, one
+//! `NAME_CLIPNAME.clip` per clip and the textures its materials use. Nothing is written here.
+
+use kiln_format::MaterialData;
+use kiln_scene::Warning;
+
+use crate::codes;
+use crate::error::{Error, Result};
+use crate::load::Loaded;
+
+/// Which byte layout the `.mesh`/`.clip` files use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// The zero-copy kiln layout (`docs/format.md`).
+    #[default]
+    Kiln,
+    /// Byte-compatible with the original tool (`docs/format-classic.md`).
+    Classic,
+}
+
+/// How a loaded model is encoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EncodeOptions {
+    /// The byte layout.
+    pub layout: Layout,
+    /// Compact vertex streams in the kiln layout (the classic layout has none).
+    pub quantize: kiln_format::kiln::Quantize,
+}
+
+/// One output file, in memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputFile {
+    /// File name inside the output folder.
+    pub name: String,
+    /// Its content.
+    pub bytes: Vec<u8>,
+}
+
+/// The encoded outputs of one model.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Encoded {
+    /// `NAME.mesh`, `NAME.xml`, the clips, then the textures, in that order.
+    pub files: Vec<OutputFile>,
+    /// Textures that could not be had (each left out of `files`).
+    pub warnings: Vec<Warning>,
+}
+
+/// Encodes every output of `loaded`. A texture that cannot be read is left out with a
+/// warning; an output that cannot be encoded (a count past the layout's limits) is an error.
+pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
+    let name = &loaded.name;
+    let materials: Vec<MaterialData> = match &loaded.materials {
+        Ok(m) => m.iter().map(|m| m.data.clone()).collect(),
+        Err(_) => Vec::new(),
+    };
+    let mut files = Vec::with_capacity(2 + loaded.clips.len());
+    let mesh_name = format!("{name}.mesh");
+    let mesh = match options.layout {
+        Layout::Classic => kiln_format::classic::write_mesh(&loaded.model),
+        Layout::Kiln => {
+            let offsets = loaded.offsets_or_identity();
+            kiln_format::kiln::write_mesh(
+                &loaded.model,
+                &materials,
+                &kiln_format::kiln::MeshOptions {
+                    quantize: options.quantize,
+                    offset_matrices: Some(&offsets),
+                },
+            )
+            .map_err(|source| Error::Encode {
+                file: mesh_name.clone(),
+                source,
+            })?
+        }
+    };
+    files.push(OutputFile {
+        name: mesh_name,
+        bytes: mesh,
+    });
+    files.push(OutputFile {
+        name: format!("{name}.xml"),
+        bytes: kiln_format::xml::write_materials(&materials).into_bytes(),
+    });
+    for (clip, file) in loaded.clips.iter().zip(&loaded.clip_files) {
+        let bytes = match options.layout {
+            Layout::Classic => kiln_format::classic::write_clip(clip),
+            Layout::Kiln => {
+                kiln_format::kiln::write_clip(clip).map_err(|source| Error::Encode {
+                    file: file.clone(),
+                    source,
+                })?
+            }
+        };
+        files.push(OutputFile {
+            name: file.clone(),
+            bytes,
+        });
+    }
+    let mut warnings = Vec::new();
+    for m in loaded.materials.iter().flatten() {
+        for tex in m.textures() {
+            let file = tex.file_name().to_string();
+            if file.is_empty() || files.iter().any(|o| o.name == file) {
+                continue;
+            }
+            match loaded.texture_bytes(tex) {
+                Ok(bytes) => files.push(OutputFile { name: file, bytes }),
+                Err(why) => {
+                    warnings.push(Warning::new(codes::TEXTURE_MISSING, why.to_string()).at(file))
+                }
+            }
+        }
+    }
+    Ok(Encoded { files, warnings })
+}

@@ -1,0 +1,512 @@
+//! The one loader: a model file (OBJ, FBX) or a `.mesh` kiln wrote, read once into everything
+//! any command needs — the engine [`Model`], its skin offsets, its clips, its materials and a
+//! way to their textures' bytes, and the warnings, in order.
+//!
+//! A model file is imported, processed as the original tool asked Assimp to
+//! ([`process_for_engine`]), extracted ([`kiln_extract::extract`]) and its animations resampled
+//! ([`kiln_extract::extract_clips`]), all in memory. A `.mesh` is read in either layout with the
+//! `NAME_*.clip` files beside it (file-name order); the kiln layout stores the skin offsets, the
+//! classic one cannot, and they are then those [`kiln_anim::classic_offsets`] assumes
+//! (`docs/animation.md`), with a warning. Nothing here writes a file.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use kiln_extract::{ClipOptions, clip_file_names, extract, extract_clips, texture_file_name};
+use kiln_format::kiln::{ClipView, FileType, MeshView};
+use kiln_format::{Clip, IDENTITY, MaterialData, Matrix, Model};
+use kiln_scene::{EmbeddedTexture, Scene, TextureRef, Warning};
+
+use crate::codes;
+use crate::error::{Error, Result, at};
+
+/// The input formats kiln reads, by file extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// Wavefront OBJ with its `.mtl` (`kiln-obj`).
+    Obj,
+    /// FBX, binary or ASCII (`kiln-fbx-scene`).
+    Fbx,
+}
+
+impl InputFormat {
+    /// The format of `path`, from its extension (case-insensitive).
+    pub fn of(path: &Path) -> Option<InputFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "obj" => Some(InputFormat::Obj),
+            "fbx" => Some(InputFormat::Fbx),
+            _ => None,
+        }
+    }
+}
+
+/// What a file is, by its bytes (the kiln layout's magic) and then its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// A kiln-layout `.mesh` (`docs/format.md`), whatever its name.
+    KilnMesh,
+    /// A kiln-layout `.clip`, whatever its name.
+    KilnClip,
+    /// Named `.mesh` without the kiln magic: the original tool's layout.
+    ClassicMesh,
+    /// Named `.clip` without the kiln magic: the original tool's layout.
+    ClassicClip,
+    /// A model file kiln imports.
+    Model(InputFormat),
+    /// None of these.
+    Unknown,
+}
+
+impl FileKind {
+    /// The kind of the file `path` whose content is `bytes`.
+    pub fn of(path: &Path, bytes: &[u8]) -> FileKind {
+        match FileType::of(bytes) {
+            Some(FileType::Mesh) => return FileKind::KilnMesh,
+            Some(FileType::Clip) => return FileKind::KilnClip,
+            None => {}
+        }
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("mesh") => FileKind::ClassicMesh,
+            Some("clip") => FileKind::ClassicClip,
+            _ => InputFormat::of(path).map_or(FileKind::Unknown, FileKind::Model),
+        }
+    }
+}
+
+/// How a model file is turned into engine data.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LoadOptions {
+    /// Bake node transforms into the vertices (Assimp's PreTransformVertices), for static
+    /// meshes; bones collapse to the root.
+    pub pre_transform: bool,
+    /// Resample every clip at this many frames per second instead of the animation's own
+    /// ticks per second.
+    pub clip_frame_rate: Option<f64>,
+}
+
+/// What a loaded file was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A model file (or a scene), imported and processed.
+    Model,
+    /// A `.mesh` in the kiln layout (`docs/format.md`).
+    KilnMesh,
+    /// A `.mesh` in the original tool's layout (`docs/format-classic.md`).
+    ClassicMesh,
+}
+
+/// Where a texture's bytes are.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TextureSource {
+    /// A texture of a model file's material: embedded in it, or a file found from its path.
+    Scene(TextureRef),
+    /// A texture a `.mesh` names: a file of that name beside it.
+    Beside(String),
+}
+
+impl TextureSource {
+    /// The file name the texture is written under (its path without folders).
+    pub fn file_name(&self) -> &str {
+        match self {
+            TextureSource::Scene(t) => texture_file_name(&t.path),
+            TextureSource::Beside(name) => name,
+        }
+    }
+}
+
+/// A material and where its textures are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedMaterial {
+    /// Colours and texture file names, as the `.xml` and the kiln `.mesh` store them.
+    pub data: MaterialData,
+    /// The diffuse texture.
+    pub diffuse: Option<TextureSource>,
+    /// The specular texture.
+    pub specular: Option<TextureSource>,
+    /// The normal map.
+    pub normal: Option<TextureSource>,
+}
+
+impl LoadedMaterial {
+    /// The textures it uses, diffuse, specular, normal, in that order.
+    pub fn textures(&self) -> impl Iterator<Item = &TextureSource> {
+        [&self.diffuse, &self.specular, &self.normal]
+            .into_iter()
+            .flatten()
+    }
+}
+
+/// Why a texture's bytes could not be had.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TextureError {
+    /// The material refers to an embedded texture the file does not hold.
+    #[error("texture '{path}': embedded texture {index} is missing")]
+    EmbeddedMissing {
+        /// The path the material gives.
+        path: String,
+        /// The index of the embedded texture it refers to.
+        index: usize,
+    },
+    /// No file was found where the path says, nor beside the model.
+    #[error("texture '{path}' not found (looked for {})", list(.looked))]
+    NotFound {
+        /// The path the material gives.
+        path: String,
+        /// The files tried, in order.
+        looked: Vec<PathBuf>,
+    },
+    /// The file beside the `.mesh` could not be read.
+    #[error("texture '{name}': {source}")]
+    Unreadable {
+        /// The file name the `.mesh` gives.
+        name: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|c| c.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Why the materials of a classic `.mesh` (its `NAME.xml` beside it) could not be had.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MaterialsError {
+    /// The `.xml` cannot be read.
+    #[error("{}: {source}", path.display())]
+    Unreadable {
+        /// The `.xml` looked for.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The `.xml` is malformed.
+    #[error("{}: {source}", path.display())]
+    Malformed {
+        /// The `.xml`.
+        path: PathBuf,
+        /// What is wrong.
+        #[source]
+        source: kiln_format::FormatError,
+    },
+}
+
+/// A file read into everything the commands need.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The file's stem (`NAME` of the outputs), `model` when it has none.
+    pub name: String,
+    /// The file as given.
+    pub path: PathBuf,
+    /// Its folder (`.` when the path has none): where textures and clips are looked for.
+    pub dir: PathBuf,
+    /// What the file was.
+    pub source: Source,
+    /// Bones (depth-first, root first), mesh parts and material names.
+    pub model: Model,
+    /// One per bone: the skin's inverse bind matrix, `None` for bones no skin uses.
+    pub offsets: Vec<Option<Matrix>>,
+    /// One clip per animation (a model file's, resampled) or per `NAME_*.clip` beside a `.mesh`:
+    /// one track per bone, sampled at every frame.
+    pub clips: Vec<Clip>,
+    /// The file name of each clip, `NAME_CLIPNAME.clip`: the one it has beside the `.mesh`, or
+    /// the one it is written under ([`clip_file_names`]).
+    pub clip_files: Vec<String>,
+    /// The materials, in the model's order; for a classic `.mesh`, read from `NAME.xml`.
+    pub materials: Result<Vec<LoadedMaterial>, MaterialsError>,
+    /// The importer's, the processing's, the extraction's and the clips' warnings, in that order.
+    pub warnings: Vec<Warning>,
+    /// A model file's embedded textures, which [`TextureSource::Scene`] may refer to.
+    embedded: Vec<EmbeddedTexture>,
+}
+
+/// The output name of a source file: its stem, or `model` when it has none.
+pub fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "model".into())
+}
+
+fn folder_of(path: &Path) -> PathBuf {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+fn is_mesh(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("mesh"))
+}
+
+/// Loads `path`: a `.mesh` kiln wrote (by its extension), or a model file kiln reads.
+pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
+    if is_mesh(path) {
+        load_mesh(path)
+    } else {
+        load_model(path, options)
+    }
+}
+
+/// Reads a model file into a scene, as authored (right-handed, polygons).
+pub fn import_file(path: &Path) -> Result<Scene> {
+    let meta = fs::metadata(path).map_err(|e| Error::Open(e).with_path(path))?;
+    if meta.is_dir() {
+        return Err(Error::IsDirectory.with_path(path));
+    }
+    match InputFormat::of(path) {
+        Some(InputFormat::Obj) => kiln_obj::load(path).map_err(|e| Error::Obj(e).with_path(path)),
+        Some(InputFormat::Fbx) => {
+            let bytes = fs::read(path).map_err(|e| Error::Open(e).with_path(path))?;
+            kiln_fbx_scene::import(&bytes).map_err(at(path))
+        }
+        None => Err(Error::UnsupportedType.with_path(path)),
+    }
+}
+
+/// Runs the original tool's Assimp steps on `scene`: ConvertToLeftHanded, Triangulate,
+/// GenUVCoords, GenNormals, CalcTangentSpace, and PreTransformVertices when asked.
+pub fn process_for_engine(
+    scene: &mut Scene,
+    options: &LoadOptions,
+) -> Result<(), kiln_process::ProcessError> {
+    let steps = if options.pre_transform {
+        kiln_process::Steps::ORIGINAL_TOOL_STATIC
+    } else {
+        kiln_process::Steps::ORIGINAL_TOOL
+    };
+    kiln_process::process(scene, steps)
+}
+
+fn load_model(path: &Path, options: &LoadOptions) -> Result<Loaded> {
+    let mut scene = import_file(path)?;
+    process_for_engine(&mut scene, options).map_err(at(path))?;
+    Ok(from_scene(scene, path, options))
+}
+
+/// The engine data of a scene already processed for the engine ([`process_for_engine`]), as if
+/// it had been loaded from `path` (which names the outputs and the folder textures are found
+/// from): extraction and clips as [`load`] makes them. Only `options.clip_frame_rate` is used.
+pub fn from_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Loaded {
+    let extracted = extract(&scene);
+    let name = stem(path);
+    let clip_options = ClipOptions {
+        frame_rate: options.clip_frame_rate,
+        ..ClipOptions::default()
+    };
+    let mut warnings = std::mem::take(&mut scene.warnings);
+    warnings.extend(extracted.warnings.iter().cloned());
+    // Names by animation index, so a file's name does not depend on whether an earlier
+    // animation failed.
+    let names: Vec<&str> = scene.animations.iter().map(|a| a.name.as_str()).collect();
+    let files = clip_file_names(&name, &names);
+    let mut clips = Vec::new();
+    let mut clip_files = Vec::new();
+    for (result, file_name) in extract_clips(&scene, &extracted, &clip_options)
+        .into_iter()
+        .zip(files)
+    {
+        match result {
+            Ok(c) => {
+                warnings.extend(c.warnings);
+                clips.push(c.clip);
+                clip_files.push(file_name);
+            }
+            Err(e) => warnings.push(
+                Warning::new(
+                    codes::CLIP_LEFT_OUT,
+                    format!("{e}; no .clip written for it"),
+                )
+                .at(file_name),
+            ),
+        }
+    }
+    let materials = extracted
+        .materials
+        .into_iter()
+        .map(|m| LoadedMaterial {
+            data: m.data,
+            diffuse: m.diffuse.map(TextureSource::Scene),
+            specular: m.specular.map(TextureSource::Scene),
+            normal: m.normal.map(TextureSource::Scene),
+        })
+        .collect();
+    Loaded {
+        name,
+        path: path.to_path_buf(),
+        dir: folder_of(path),
+        source: Source::Model,
+        model: extracted.model,
+        offsets: extracted.offsets,
+        clips,
+        clip_files,
+        materials: Ok(materials),
+        warnings,
+        embedded: std::mem::take(&mut scene.textures),
+    }
+}
+
+fn load_mesh(path: &Path) -> Result<Loaded> {
+    let bytes = fs::read(path).map_err(|e| Error::Read(e).with_path(path))?;
+    let dir = folder_of(path);
+    let name = stem(path);
+    let mut warnings = Vec::new();
+    let beside = |data: MaterialData| {
+        let slot = |f: &str| (!f.is_empty()).then(|| TextureSource::Beside(f.to_string()));
+        LoadedMaterial {
+            diffuse: slot(&data.diffuse_file),
+            specular: slot(&data.specular_file),
+            normal: slot(&data.normal_file),
+            data,
+        }
+    };
+    let (source, model, offsets, materials) = match FileKind::of(path, &bytes) {
+        FileKind::KilnMesh => {
+            let view = MeshView::parse(&bytes).map_err(at(path))?;
+            let offsets = view
+                .offset_matrices()
+                .into_iter()
+                .map(|o| (o != IDENTITY).then_some(o))
+                .collect();
+            let materials = view
+                .materials()
+                .map(|m| beside(m.to_material_data()))
+                .collect();
+            (Source::KilnMesh, view.to_model(), offsets, Ok(materials))
+        }
+        FileKind::KilnClip => return Err(Error::ClipGiven.with_path(path)),
+        _ => {
+            let model = kiln_format::classic::read_mesh(&bytes).map_err(at(path))?;
+            let assumed = kiln_anim::classic_offsets(&model);
+            warnings.push(Warning::new(
+                codes::CLASSIC_OFFSETS_ASSUMED,
+                "classic .mesh: no offset matrices stored; each skin is assumed bound in the pose the file stores, in the space of its part's node (docs/animation.md)",
+            ));
+            warnings.extend(assumed.warnings.iter().map(codes::bind_warning));
+            let xml = dir.join(format!("{name}.xml"));
+            let materials = match fs::read_to_string(&xml) {
+                Ok(text) => kiln_format::xml::read_materials(&text)
+                    .map(|data| data.into_iter().map(beside).collect())
+                    .map_err(|source| MaterialsError::Malformed { path: xml, source }),
+                Err(source) => Err(MaterialsError::Unreadable { path: xml, source }),
+            };
+            (Source::ClassicMesh, model, assumed.offsets, materials)
+        }
+    };
+    let mut clips = Vec::new();
+    let mut clip_files = Vec::new();
+    for file in clips_beside(&dir, &name) {
+        let bytes = fs::read(&file).map_err(|e| Error::Read(e).with_path(&file))?;
+        let clip = match FileType::of(&bytes) {
+            Some(FileType::Clip) => ClipView::parse(&bytes).map_err(at(&file))?.to_clip(),
+            Some(FileType::Mesh) => continue,
+            None => kiln_format::classic::read_clip(&bytes).map_err(at(&file))?,
+        };
+        let file_name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        clips.push(clip);
+        clip_files.push(file_name);
+    }
+    Ok(Loaded {
+        name,
+        path: path.to_path_buf(),
+        dir,
+        source,
+        model,
+        offsets,
+        clips,
+        clip_files,
+        materials,
+        warnings,
+        embedded: Vec::new(),
+    })
+}
+
+/// The files `NAME_*.clip` in `dir`, sorted by name.
+fn clips_beside(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let prefix = format!("{name}_");
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            n.starts_with(&prefix)
+                && p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| e.eq_ignore_ascii_case("clip"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+impl Loaded {
+    /// One offset per bone for writers that store a matrix for every bone: a bone no skin uses
+    /// gets the identity, so `offset × model` is its model matrix.
+    pub fn offsets_or_identity(&self) -> Vec<Matrix> {
+        self.offsets.iter().map(|o| o.unwrap_or(IDENTITY)).collect()
+    }
+
+    /// The bytes of a texture: embedded; or the file found at its path relative to the model's
+    /// folder (with `\` read as a separator), or failing that the file name in the model's
+    /// folder; or, for a `.mesh`, the file of that name beside it.
+    pub fn texture_bytes(&self, texture: &TextureSource) -> Result<Vec<u8>, TextureError> {
+        match texture {
+            TextureSource::Beside(name) => {
+                fs::read(self.dir.join(name)).map_err(|source| TextureError::Unreadable {
+                    name: name.clone(),
+                    source,
+                })
+            }
+            TextureSource::Scene(tex) => self.scene_texture(tex),
+        }
+    }
+
+    fn scene_texture(&self, tex: &TextureRef) -> Result<Vec<u8>, TextureError> {
+        if let Some(index) = tex.embedded {
+            return self
+                .embedded
+                .get(index)
+                .map(|t| t.data.clone())
+                .ok_or_else(|| TextureError::EmbeddedMissing {
+                    path: tex.path.clone(),
+                    index,
+                });
+        }
+        let source_dir = self.path.parent().unwrap_or(Path::new("."));
+        let written = tex.path.replace('\\', "/");
+        let mut looked = vec![source_dir.join(&written)];
+        let bare = texture_file_name(&tex.path);
+        if bare != written {
+            looked.push(source_dir.join(bare));
+        }
+        for c in &looked {
+            if let Ok(bytes) = fs::read(c) {
+                return Ok(bytes);
+            }
+        }
+        Err(TextureError::NotFound {
+            path: tex.path.clone(),
+            looked,
+        })
+    }
+}
