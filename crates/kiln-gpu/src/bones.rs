@@ -5,7 +5,7 @@ use kiln_anim::Bake;
 use kiln_anim::sample::Wrap;
 
 use crate::layout::BoneTextureLayout;
-use crate::{Gpu, GpuError};
+use crate::{Gpu, GpuError, InputError, RangeError};
 
 /// The bind-group-layout entry of the bone texture: RGBA32F is not filterable without an
 /// optional feature, and the shaders only `textureLoad` it.
@@ -59,15 +59,15 @@ impl BoneTexture {
             || bake.width < 4 * bake.bone_count
             || bake.frame_counts.len() != bake.layers as usize
         {
-            return Err(GpuError::Input(format!(
-                "a malformed bake: {} texels for {}×{}×{}, {} bones, {} frame counts",
-                bake.texels.len(),
-                bake.width,
-                bake.height,
-                bake.layers,
-                bake.bone_count,
-                bake.frame_counts.len()
-            )));
+            return Err(InputError::MalformedBake {
+                texels: bake.texels.len(),
+                width: bake.width,
+                height: bake.height,
+                layers: bake.layers,
+                bones: bake.bone_count,
+                frame_counts: bake.frame_counts.len(),
+            }
+            .into());
         }
         let layout = BoneTextureLayout::of_bake(bake, gpu.texture_limits())?;
         let budget = gpu.options().max_texture_bytes;
@@ -174,12 +174,13 @@ impl BoneTexture {
     /// The sample of `clip` at `time` (in frames) with `wrap`, as kiln-anim's CPU skinning
     /// picks its frames ([`Wrap::frames`]).
     pub fn sample(&self, clip: usize, time: f32, wrap: Wrap) -> Result<FrameSample, GpuError> {
-        let frames = *self.frame_counts.get(clip).ok_or_else(|| {
-            GpuError::OutOfRange(format!(
-                "clip {clip}: the bake has {} clips",
-                self.frame_counts.len()
-            ))
-        })?;
+        let frames = *self
+            .frame_counts
+            .get(clip)
+            .ok_or(RangeError::ClipNotInBake {
+                clip,
+                clips: self.frame_counts.len(),
+            })?;
         let pair = wrap.frames(time, frames);
         Ok(FrameSample {
             clip: clip as u32,
@@ -191,18 +192,23 @@ impl BoneTexture {
 
     /// The shader's form of `sample`: the clip's index within its page, which is returned too.
     pub(crate) fn shader_frame(&self, sample: &FrameSample) -> Result<(u32, GpuFrame), GpuError> {
-        let frames = *self.frame_counts.get(sample.clip as usize).ok_or_else(|| {
-            GpuError::OutOfRange(format!(
-                "clip {}: the bake has {} clips",
-                sample.clip,
-                self.frame_counts.len()
-            ))
-        })?;
+        let frames =
+            *self
+                .frame_counts
+                .get(sample.clip as usize)
+                .ok_or(RangeError::ClipNotInBake {
+                    clip: sample.clip as usize,
+                    clips: self.frame_counts.len(),
+                })?;
         if sample.current >= frames || sample.next >= frames || !sample.t.is_finite() {
-            return Err(GpuError::OutOfRange(format!(
-                "clip {}: frames {} → {} at {} (the clip has {frames} frames)",
-                sample.clip, sample.current, sample.next, sample.t
-            )));
+            return Err(RangeError::FramesNotInClip {
+                clip: sample.clip,
+                current: sample.current,
+                next: sample.next,
+                t: sample.t,
+                frames,
+            }
+            .into());
         }
         let (page, local) = self.layout.page_of_clip(sample.clip);
         Ok((

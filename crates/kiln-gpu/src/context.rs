@@ -327,9 +327,11 @@ impl Gpu {
     ) -> Result<wgpu::Buffer, GpuError> {
         let max = self.device.limits().max_buffer_size;
         if size > max {
-            return Err(GpuError::Input(format!(
-                "{label}: a buffer of {size} bytes, more than the GPU's limit of {max}"
-            )));
+            return Err(GpuError::BufferLimit {
+                label: label.into(),
+                size,
+                max,
+            });
         }
         self.scoped(label, || {
             self.device.create_buffer(&wgpu::BufferDescriptor {

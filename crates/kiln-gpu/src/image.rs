@@ -1,5 +1,9 @@
 //! RGBA8 images: the preview's output (PNG through the `png` crate), the material textures it
 //! reads (PNG, and TGA as the original tool's assets and kiln's demo use), and PSNR.
+//!
+//! Each function's error is a [`GpuError::Image`] holding an [`ImageError`].
+
+use std::sync::Arc;
 
 use crate::GpuError;
 
@@ -39,8 +43,129 @@ impl Image {
     }
 }
 
-fn bad(what: &str, e: impl std::fmt::Display) -> GpuError {
-    GpuError::Input(format!("{what}: {e}"))
+/// Why an image could not be encoded, decoded or compared. Sizes are in pixels.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ImageError {
+    /// The `png` crate refused to encode the image (its pixel data is not `width × height ×
+    /// 4` bytes, a side is zero, …).
+    #[error("encoding the PNG: {0}")]
+    PngEncode(#[source] PngError<png::EncodingError>),
+    /// The `png` crate could not read the file (not a PNG, truncated, corrupt).
+    #[error("PNG: {0}")]
+    PngDecode(#[source] PngError<png::DecodingError>),
+    /// A PNG of more pixels than a texture may have (64 Mi).
+    #[error("PNG: {width}×{height} pixels is too large")]
+    PngTooLarge {
+        /// Its width.
+        width: u32,
+        /// Its height.
+        height: u32,
+    },
+    /// A PNG whose decoded size does not fit in memory's address range.
+    #[error("PNG: too large")]
+    PngBufferTooLarge,
+    /// A palette PNG the decoder left unexpanded.
+    #[error("PNG: palette was not expanded")]
+    PngPaletteNotExpanded,
+    /// A PNG whose decoded rows hold fewer pixels than its size.
+    #[error("PNG: truncated image data")]
+    PngTruncated,
+    /// A TGA shorter than its 18-byte header.
+    #[error("TGA: shorter than its header")]
+    TgaHeader,
+    /// A TGA image type other than true-colour or greyscale (2, 3, 10, 11).
+    #[error("TGA: image type {kind} is not supported")]
+    TgaImageType {
+        /// The header's image type.
+        kind: u8,
+    },
+    /// A TGA with a colour map.
+    #[error("TGA: colour-mapped images are not supported")]
+    TgaColourMapped,
+    /// A TGA of a depth other than 8 (greyscale), 24 or 32 bits.
+    #[error("TGA: {depth} bits per pixel is not supported")]
+    TgaDepth {
+        /// The header's bits per pixel.
+        depth: u8,
+    },
+    /// A TGA with a side of zero or more pixels than a texture may have (64 Mi).
+    #[error("TGA: {width}×{height} pixels")]
+    TgaSize {
+        /// Its width.
+        width: u32,
+        /// Its height.
+        height: u32,
+    },
+    /// A run-length encoded TGA whose packets end before its last pixel.
+    #[error("TGA: RLE data ends early")]
+    TgaRleTruncated,
+    /// An uncompressed TGA whose pixel data ends before its last pixel.
+    #[error("TGA: pixel data ends early")]
+    TgaPixelsTruncated,
+    /// A texture that is neither PNG nor TGA ([`decode_texture`]).
+    #[error("{file_name}: only PNG and TGA textures are read by the preview")]
+    UnsupportedFormat {
+        /// The file name it was given by.
+        file_name: String,
+    },
+    /// Two images of different sizes given to [`psnr`].
+    #[error("images of {}×{} and {}×{}", .first[0], .first[1], .second[0], .second[1])]
+    SizeMismatch {
+        /// Width and height of the first.
+        first: [u32; 2],
+        /// Width and height of the second.
+        second: [u32; 2],
+    },
+}
+
+/// An error of the `png` crate, held behind an [`Arc`] so that [`ImageError`] (and
+/// [`GpuError`]) can be `Clone` and `PartialEq`, which the `png` crate's errors are not. It
+/// prints as the error it holds and has that error's source; two are equal when they print
+/// the same.
+#[derive(Debug)]
+pub struct PngError<E>(Arc<E>);
+
+impl<E> PngError<E> {
+    fn new(e: E) -> PngError<E> {
+        PngError(Arc::new(e))
+    }
+
+    /// The `png` crate's error.
+    pub fn get(&self) -> &E {
+        &self.0
+    }
+}
+
+impl<E> Clone for PngError<E> {
+    fn clone(&self) -> Self {
+        PngError(Arc::clone(&self.0))
+    }
+}
+
+impl<E: std::fmt::Display> PartialEq for PngError<E> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for PngError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<E: std::error::Error> std::error::Error for PngError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+fn encoding(e: png::EncodingError) -> ImageError {
+    ImageError::PngEncode(PngError::new(e))
+}
+
+fn decoding(e: png::DecodingError) -> ImageError {
+    ImageError::PngDecode(PngError::new(e))
 }
 
 /// Encodes `image` as an RGBA8 PNG.
@@ -50,13 +175,9 @@ pub fn encode_png(image: &Image) -> Result<Vec<u8>, GpuError> {
         let mut encoder = png::Encoder::new(&mut out, image.width, image.height);
         encoder.set_color(png::ColorType::Rgba);
         encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder
-            .write_header()
-            .map_err(|e| bad("encoding the PNG", e))?;
-        writer
-            .write_image_data(&image.rgba)
-            .map_err(|e| bad("encoding the PNG", e))?;
-        writer.finish().map_err(|e| bad("encoding the PNG", e))?;
+        let mut writer = encoder.write_header().map_err(encoding)?;
+        writer.write_image_data(&image.rgba).map_err(encoding)?;
+        writer.finish().map_err(encoding)?;
     }
     Ok(out)
 }
@@ -69,26 +190,30 @@ const MAX_PIXELS: u64 = 1 << 26;
 pub fn decode_png(bytes: &[u8]) -> Result<Image, GpuError> {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder.read_info().map_err(|e| bad("PNG", e))?;
+    let mut reader = decoder.read_info().map_err(decoding)?;
     let (w, h) = {
         let info = reader.info();
         (info.width, info.height)
     };
     if w as u64 * h as u64 > MAX_PIXELS {
-        return Err(bad("PNG", format!("{w}×{h} pixels is too large")));
+        return Err(ImageError::PngTooLarge {
+            width: w,
+            height: h,
+        }
+        .into());
     }
     let size = reader
         .output_buffer_size()
-        .ok_or_else(|| bad("PNG", "too large"))?;
+        .ok_or(ImageError::PngBufferTooLarge)?;
     let mut buf = vec![0; size];
-    let frame = reader.next_frame(&mut buf).map_err(|e| bad("PNG", e))?;
+    let frame = reader.next_frame(&mut buf).map_err(decoding)?;
     let data = &buf[..frame.buffer_size()];
     let channels = match frame.color_type {
         png::ColorType::Grayscale => 1,
         png::ColorType::GrayscaleAlpha => 2,
         png::ColorType::Rgb => 3,
         png::ColorType::Rgba => 4,
-        png::ColorType::Indexed => return Err(bad("PNG", "palette was not expanded")),
+        png::ColorType::Indexed => return Err(ImageError::PngPaletteNotExpanded.into()),
     };
     let mut rgba = Vec::with_capacity(w as usize * h as usize * 4);
     for row in data.chunks(frame.line_size).take(h as usize) {
@@ -102,7 +227,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<Image, GpuError> {
         }
     }
     if rgba.len() != w as usize * h as usize * 4 {
-        return Err(bad("PNG", "truncated image data"));
+        return Err(ImageError::PngTruncated.into());
     }
     Ok(Image {
         width: w,
@@ -113,9 +238,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<Image, GpuError> {
 
 /// Decodes a TGA: true-colour (24 or 32 bits) or greyscale (8 bits), uncompressed or RLE.
 pub fn decode_tga(bytes: &[u8]) -> Result<Image, GpuError> {
-    let header = bytes
-        .get(..18)
-        .ok_or_else(|| bad("TGA", "shorter than its header"))?;
+    let header = bytes.get(..18).ok_or(ImageError::TgaHeader)?;
     let id_len = header[0] as usize;
     let color_map = header[1];
     let kind = header[2];
@@ -128,47 +251,40 @@ pub fn decode_tga(bytes: &[u8]) -> Result<Image, GpuError> {
         3 => (false, true),
         10 => (true, false),
         11 => (true, true),
-        _ => return Err(bad("TGA", format!("image type {kind} is not supported"))),
+        _ => return Err(ImageError::TgaImageType { kind }.into()),
     };
     if color_map != 0 {
-        return Err(bad("TGA", "colour-mapped images are not supported"));
+        return Err(ImageError::TgaColourMapped.into());
     }
     let bpp = match (grey, depth) {
         (true, 8) => 1,
         (false, 24) => 3,
         (false, 32) => 4,
-        _ => {
-            return Err(bad(
-                "TGA",
-                format!("{depth} bits per pixel is not supported"),
-            ));
-        }
+        _ => return Err(ImageError::TgaDepth { depth }.into()),
     };
     if w == 0 || h == 0 || w as u64 * h as u64 > MAX_PIXELS {
-        return Err(bad("TGA", format!("{w}×{h} pixels")));
+        return Err(ImageError::TgaSize {
+            width: w,
+            height: h,
+        }
+        .into());
     }
     let pixels = w as usize * h as usize;
     let mut data = bytes.get(18 + id_len..).unwrap_or_default();
     let mut raw = Vec::with_capacity(pixels * bpp);
     if rle {
         while raw.len() < pixels * bpp {
-            let (&packet, rest) = data
-                .split_first()
-                .ok_or_else(|| bad("TGA", "RLE data ends early"))?;
+            let (&packet, rest) = data.split_first().ok_or(ImageError::TgaRleTruncated)?;
             let count = (packet & 0x7f) as usize + 1;
             if packet & 0x80 != 0 {
-                let p = rest
-                    .get(..bpp)
-                    .ok_or_else(|| bad("TGA", "RLE data ends early"))?;
+                let p = rest.get(..bpp).ok_or(ImageError::TgaRleTruncated)?;
                 for _ in 0..count {
                     raw.extend_from_slice(p);
                 }
                 data = &rest[bpp..];
             } else {
                 let n = count * bpp;
-                let p = rest
-                    .get(..n)
-                    .ok_or_else(|| bad("TGA", "RLE data ends early"))?;
+                let p = rest.get(..n).ok_or(ImageError::TgaRleTruncated)?;
                 raw.extend_from_slice(p);
                 data = &rest[n..];
             }
@@ -177,7 +293,7 @@ pub fn decode_tga(bytes: &[u8]) -> Result<Image, GpuError> {
     } else {
         raw.extend_from_slice(
             data.get(..pixels * bpp)
-                .ok_or_else(|| bad("TGA", "pixel data ends early"))?,
+                .ok_or(ImageError::TgaPixelsTruncated)?,
         );
     }
     let mut rgba = vec![0u8; pixels * 4];
@@ -210,9 +326,10 @@ pub fn decode_texture(file_name: &str, bytes: &[u8]) -> Result<Image, GpuError> 
     } else if lower.ends_with(".tga") {
         decode_tga(bytes)
     } else {
-        Err(GpuError::Input(format!(
-            "{file_name}: only PNG and TGA textures are read by the preview"
-        )))
+        Err(ImageError::UnsupportedFormat {
+            file_name: file_name.to_owned(),
+        }
+        .into())
     }
 }
 
@@ -220,10 +337,11 @@ pub fn decode_texture(file_name: &str, bytes: &[u8]) -> Result<Image, GpuError> 
 /// for identical images).
 pub fn psnr(a: &Image, b: &Image) -> Result<f64, GpuError> {
     if a.width != b.width || a.height != b.height || a.rgba.len() != b.rgba.len() {
-        return Err(GpuError::Input(format!(
-            "images of {}×{} and {}×{}",
-            a.width, a.height, b.width, b.height
-        )));
+        return Err(ImageError::SizeMismatch {
+            first: [a.width, a.height],
+            second: [b.width, b.height],
+        }
+        .into());
     }
     let mut sum = 0f64;
     let mut n = 0usize;

@@ -23,7 +23,7 @@
 
 use kiln_anim::Bake;
 
-use crate::GpuError;
+use crate::{GpuError, InputError, Oversize};
 
 /// The texture limits a layout must respect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,33 +102,37 @@ impl BoneTextureLayout {
         limits: TextureLimits,
     ) -> Result<BoneTextureLayout, GpuError> {
         if bones == 0 || frames == 0 || clips == 0 {
-            return Err(GpuError::Input(format!(
-                "an empty bake ({bones} bones, {frames} frames, {clips} clips)"
-            )));
+            return Err(InputError::EmptyBake {
+                bones,
+                frames,
+                clips,
+            }
+            .into());
         }
-        let too_big = |what: String| GpuError::TextureLimits {
-            what,
-            limits: limits.to_string(),
-        };
+        let too_big = |what: Oversize| GpuError::TextureLimits { what, limits };
         let max_bones_per_row = limits.max_dimension / TEXELS_PER_BONE;
         if max_bones_per_row == 0 || limits.max_layers == 0 {
-            return Err(too_big("one bone matrix (4 texels)".into()));
+            return Err(too_big(Oversize::Bone));
         }
         let rows_per_frame = bones.div_ceil(max_bones_per_row);
         if rows_per_frame > limits.max_dimension {
-            return Err(too_big(format!(
-                "{bones} bones ({} rows of {max_bones_per_row} bones per frame)",
-                rows_per_frame
-            )));
+            return Err(too_big(Oversize::Bones {
+                bones,
+                rows_per_frame,
+                max_bones_per_row,
+            }));
         }
         // Balanced: as few bones per row as the row count allows.
         let bones_per_row = bones.div_ceil(rows_per_frame);
         let frames_per_layer = (limits.max_dimension / rows_per_frame).min(frames);
         let layers_per_clip = frames.div_ceil(frames_per_layer);
         if layers_per_clip > limits.max_layers {
-            return Err(too_big(format!(
-                "{frames} frames of {bones} bones ({layers_per_clip} layers of {frames_per_layer} frames per clip)"
-            )));
+            return Err(too_big(Oversize::Frames {
+                frames,
+                bones,
+                layers_per_clip,
+                frames_per_layer,
+            }));
         }
         let clips_per_page = (limits.max_layers / layers_per_clip).min(clips);
         let pages = clips.div_ceil(clips_per_page);

@@ -33,7 +33,7 @@ pub mod verify;
 
 pub use bones::{BoneTexture, FrameSample};
 pub use context::{AdapterSummary, Gpu, GpuOptions};
-pub use error::GpuError;
+pub use error::{FrameOutOfClip, GpuError, InputError, Oversize, RangeError};
 pub use layout::{BoneTextureLayout, TexelAddress, TextureLimits};
 pub use skin::{ComputeSkinner, SKIN_WGSL, SkinBatch, SkinInput, SkinnedFrame};
 pub use verify::{

@@ -21,7 +21,7 @@ use kiln_format::{MaterialData, Model, VERTEX_SIZE, Vertex};
 
 use crate::bones::{BoneTexture, GpuFrame, texture_entry, uniform_entry};
 use crate::image::Image;
-use crate::{Gpu, GpuError};
+use crate::{Gpu, GpuError, InputError, RangeError};
 
 /// The WGSL of the preview: the shared `SkinWorld` and the vertex and fragment shaders.
 pub const PREVIEW_WGSL: &str = concat!(
@@ -195,37 +195,39 @@ fn prepare(
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0) as u32;
     let row_count = rows.len() as u32;
     if columns == 0 {
-        return Err(GpuError::Input("no frame to draw".into()));
+        return Err(InputError::NoFrameToDraw.into());
     }
     if options.tile_size == 0
         || columns as u64 * options.tile_size as u64 > max_dimension as u64
         || row_count as u64 * options.tile_size as u64 > max_dimension as u64
     {
-        return Err(GpuError::Input(format!(
-            "a sheet of {columns}×{row_count} tiles of {} pixels is larger than the GPU's {max_dimension}-pixel limit; draw fewer frames or smaller tiles",
-            options.tile_size
-        )));
+        return Err(InputError::SheetTooLarge {
+            columns,
+            rows: row_count,
+            tile_size: options.tile_size,
+            max_dimension,
+        }
+        .into());
     }
     let mut tiles = Vec::new();
     for (r, row) in rows.iter().enumerate() {
         for (c, f) in row.iter().enumerate() {
-            let frames = *bake.frame_counts.get(f.clip).ok_or_else(|| {
-                GpuError::OutOfRange(format!(
-                    "clip {}: the model has {} clips",
-                    f.clip, bake.layers
-                ))
-            })?;
+            let frames = *bake
+                .frame_counts
+                .get(f.clip)
+                .ok_or(RangeError::ClipNotInModel {
+                    clip: f.clip,
+                    clips: bake.layers as usize,
+                })?;
             // A hand-built bake may claim a clip of no frames: refused, not underflowed.
             if frames == 0 || !f.time.is_finite() || f.time < 0.0 || f.time > (frames - 1) as f32 {
-                return Err(GpuError::OutOfRange(format!(
-                    "frame {} of clip {} ('{}'), which has {frames} frames",
-                    f.time,
-                    f.clip,
-                    bake.clip_names
-                        .get(f.clip)
-                        .map(String::as_str)
-                        .unwrap_or("")
-                )));
+                return Err(RangeError::DrawTimeNotInClip {
+                    time: f.time,
+                    clip: f.clip,
+                    name: bake.clip_names.get(f.clip).cloned().unwrap_or_default(),
+                    frames,
+                }
+                .into());
             }
             tiles.push((c as u32, r as u32, *f));
         }
@@ -241,11 +243,13 @@ fn prepare(
             .iter()
             .find(|&&i| i as usize >= part.vertices.len())
         {
-            return Err(GpuError::Input(format!(
-                "part {p} ('{}'): index {bad} for {} vertices",
-                part.name,
-                part.vertices.len()
-            )));
+            return Err(InputError::IndexOutOfRange {
+                part: p,
+                name: part.name.clone(),
+                index: bad,
+                vertices: part.vertices.len(),
+            }
+            .into());
         }
         let material = match materials.iter().position(|m| m.name == part.material_name) {
             Some(m) => m,
@@ -261,27 +265,24 @@ fn prepare(
         parts.push(Part {
             first_index: indices.len() as u32,
             index_count: (part.indices.len() / 3 * 3) as u32,
-            base_vertex: i32::try_from(vertices.len())
-                .map_err(|_| GpuError::Input("more than 2³¹ vertices".into()))?,
+            base_vertex: i32::try_from(vertices.len()).map_err(|_| InputError::TooManyVertices)?,
             material,
         });
         vertices.extend_from_slice(&part.vertices);
         indices.extend_from_slice(&part.indices[..part.indices.len() / 3 * 3]);
     }
     if vertices.is_empty() {
-        return Err(GpuError::Input("the model has no vertex to draw".into()));
+        return Err(InputError::NoVertexToDraw.into());
     }
-    check_vertices(&vertices, model.bones.len()).map_err(|e| GpuError::BadVertex(e.to_string()))?;
+    check_vertices(&vertices, model.bones.len()).map_err(GpuError::BadVertex)?;
     // The box around every vertex at every tile's frame, from the CPU skinning.
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     let mut pal = vec![Mat4::ZERO; model.bones.len()];
     let mut positions = vec![[0f32; 3]; vertices.len()];
     for (_, _, f) in &tiles {
-        palette(bake, f.clip, f.time, Wrap::Clamp, &mut pal)
-            .map_err(|e| GpuError::Input(e.to_string()))?;
-        skin_positions(&pal, &vertices, &mut positions)
-            .map_err(|e| GpuError::Input(e.to_string()))?;
+        palette(bake, f.clip, f.time, Wrap::Clamp, &mut pal).map_err(InputError::Skin)?;
+        skin_positions(&pal, &vertices, &mut positions).map_err(InputError::Skin)?;
         for p in &positions {
             let p = Vec3::from(*p);
             if p.is_finite() {
@@ -472,7 +473,7 @@ pub fn render(
     for page in 0..bones.layout().pages {
         let view = bones
             .page(page)
-            .ok_or_else(|| GpuError::OutOfRange(format!("bone texture page {page}")))?;
+            .ok_or(RangeError::PageNotInTexture { page })?;
         page_groups.push(gpu.scoped("binding the preview's bone texture", || {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("kiln preview frame"),
@@ -511,10 +512,12 @@ pub fn render(
             || image.height > limits.max_texture_dimension_2d
             || image.rgba.len() != image.width as usize * image.height as usize * 4
         {
-            return Err(GpuError::Input(format!(
-                "material '{}': a texture of {}×{} pixels cannot be used",
-                m.name, image.width, image.height
-            )));
+            return Err(InputError::UnusableTexture {
+                material: m.name.clone(),
+                width: image.width,
+                height: image.height,
+            }
+            .into());
         }
         let size = wgpu::Extent3d {
             width: image.width,
@@ -728,10 +731,9 @@ pub fn render_cpu(
     let light = prep.camera.light;
     let ambient = options.ambient;
     for (col, row, f) in &prep.tiles {
-        palette(scene.bake, f.clip, f.time, Wrap::Clamp, &mut pal)
-            .map_err(|e| GpuError::Input(e.to_string()))?;
+        palette(scene.bake, f.clip, f.time, Wrap::Clamp, &mut pal).map_err(InputError::Skin)?;
         skin_vertices(&pal, &prep.vertices, &mut positions, &mut normals, &mut [])
-            .map_err(|e| GpuError::Input(e.to_string()))?;
+            .map_err(InputError::Skin)?;
         for (c, p) in clip.iter_mut().zip(&positions) {
             *c = prep.camera.view_proj * Vec3::from(*p).extend(1.0);
         }

@@ -8,7 +8,7 @@
 use kiln_format::{VERTEX_SIZE, Vertex};
 
 use crate::bones::{BoneTexture, FrameSample, texture_entry, uniform_entry};
-use crate::{Gpu, GpuError};
+use crate::{Gpu, GpuError, InputError, RangeError};
 
 /// The WGSL of [`ComputeSkinner`]: the shared `SkinWorld` and the compute entry point.
 pub const SKIN_WGSL: &str = concat!(
@@ -57,7 +57,7 @@ impl SkinInput {
     /// Uploads `vertices` in chunks a storage binding and a dispatch can take.
     pub fn upload(gpu: &Gpu, vertices: &[Vertex]) -> Result<SkinInput, GpuError> {
         if vertices.is_empty() {
-            return Err(GpuError::Input("no vertex to skin".into()));
+            return Err(InputError::NoVertexToSkin.into());
         }
         let chunk = max_vertices_per_dispatch(gpu);
         let mut chunks = Vec::new();
@@ -194,30 +194,28 @@ impl ComputeSkinner {
         samples: &[FrameSample],
     ) -> Result<SkinBatch, GpuError> {
         if samples.is_empty() {
-            return Err(GpuError::Input("no frame to skin".into()));
+            return Err(InputError::NoFrameToSkin.into());
         }
         if samples.len() > self.max_samples_per_batch(gpu, input) {
-            return Err(GpuError::Input(format!(
-                "{} samples in one batch, more than the {} that fit",
-                samples.len(),
-                self.max_samples_per_batch(gpu, input)
-            )));
+            return Err(InputError::BatchTooLarge {
+                samples: samples.len(),
+                max: self.max_samples_per_batch(gpu, input),
+            }
+            .into());
         }
         let mut page = None;
         let mut frames = Vec::with_capacity(samples.len());
         for s in samples {
             let (p, f) = bones.shader_frame(s)?;
             if *page.get_or_insert(p) != p {
-                return Err(GpuError::Input(
-                    "the samples of one batch lie in different bone texture pages".into(),
-                ));
+                return Err(InputError::BatchSpansPages.into());
             }
             frames.push(f);
         }
         let page = page.unwrap_or(0);
         let view = bones
             .page(page)
-            .ok_or_else(|| GpuError::OutOfRange(format!("bone texture page {page}")))?;
+            .ok_or(RangeError::PageNotInTexture { page })?;
         let frame_buffer = gpu.buffer_init(
             "frame samples",
             bytemuck::cast_slice(&frames),

@@ -28,7 +28,7 @@ use kiln_format::{Model, Vertex};
 use crate::bones::{BoneTexture, FrameSample};
 use crate::layout::BoneTextureLayout;
 use crate::skin::{ComputeSkinner, SkinInput, SkinnedFrame};
-use crate::{AdapterSummary, Gpu, GpuError};
+use crate::{AdapterSummary, FrameOutOfClip, Gpu, GpuError, InputError, RangeError};
 
 /// Which times of each clip to check.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -224,8 +224,12 @@ impl VerifyReport {
     }
 }
 
-/// The times [`FrameSelection`] picks in a clip of `frames` frames.
-pub fn sample_times(selection: &FrameSelection, frames: u32) -> Result<Vec<(f32, Wrap)>, String> {
+/// The times [`FrameSelection`] picks in a clip of `frames` frames; the first time given that
+/// is not within the clip is an error.
+pub fn sample_times(
+    selection: &FrameSelection,
+    frames: u32,
+) -> Result<Vec<(f32, Wrap)>, FrameOutOfClip> {
     let last = frames.saturating_sub(1);
     match selection {
         FrameSelection::All => {
@@ -243,7 +247,7 @@ pub fn sample_times(selection: &FrameSelection, frames: u32) -> Result<Vec<(f32,
                 if x.is_finite() && x >= 0.0 && x <= last as f32 {
                     Ok((x, Wrap::Clamp))
                 } else {
-                    Err(format!("frame {x} is not within 0..={last}"))
+                    Err(FrameOutOfClip { time: x, last })
                 }
             })
             .collect(),
@@ -298,11 +302,13 @@ pub fn check_model(input: &Animated<'_>, vertices: &[Vertex]) -> Result<(), GpuE
     }
     for (i, c) in input.clips.iter().enumerate() {
         if c.bone_count() != bones {
-            return Err(GpuError::Input(format!(
-                "clip {i} ('{}') was bound to a skeleton of {} bones, not the model's {bones}",
-                c.name(),
-                c.bone_count()
-            )));
+            return Err(InputError::ClipSkeletonMismatch {
+                clip: i,
+                name: c.name().to_owned(),
+                clip_bones: c.bone_count(),
+                model_bones: bones,
+            }
+            .into());
         }
     }
     let clip_frames: Vec<u32> = if input.clips.is_empty() {
@@ -311,15 +317,16 @@ pub fn check_model(input: &Animated<'_>, vertices: &[Vertex]) -> Result<(), GpuE
         input.clips.iter().map(AnimationClip::frame_count).collect()
     };
     if bake.frame_counts != clip_frames || bake.layers as usize != clip_frames.len() {
-        return Err(GpuError::Input(format!(
-            "the bake holds clips of {:?} frames, the model's clips have {clip_frames:?}",
-            bake.frame_counts
-        )));
+        return Err(InputError::ClipFramesMismatch {
+            bake: bake.frame_counts.clone(),
+            model: clip_frames,
+        }
+        .into());
     }
     if vertices.is_empty() {
-        return Err(GpuError::Input("the model has no vertex".into()));
+        return Err(InputError::NoVertex.into());
     }
-    check_vertices(vertices, bones).map_err(|e| GpuError::BadVertex(e.to_string()))
+    check_vertices(vertices, bones).map_err(GpuError::BadVertex)
 }
 
 /// kiln-anim's skinning palette at `sample`, from the clips (not the bake): the skinning
@@ -343,12 +350,11 @@ fn reference_palette(
         }
         return Ok(());
     };
-    let fail = |e: kiln_anim::skeleton::PoseMismatch| GpuError::Input(e.to_string());
     clip.evaluate(skeleton, sample.current as f32, Wrap::Clamp, pose)
-        .map_err(fail)?;
+        .map_err(InputError::Pose)?;
     current.copy_from_slice(pose.skinning());
     clip.evaluate(skeleton, sample.next as f32, Wrap::Clamp, pose)
-        .map_err(fail)?;
+        .map_err(InputError::Pose)?;
     let t = sample.t;
     for ((o, a), b) in out.iter_mut().zip(current.iter()).zip(pose.skinning()) {
         // Column by column, HLSL lerp(x, y, s) = x + s * (y - x), as kiln-anim's palette.
@@ -378,18 +384,24 @@ pub fn verify(
     };
     let mut plan: Vec<(usize, f32, Wrap)> = Vec::new();
     for &c in &clips {
-        let frames = *bake.frame_counts.get(c).ok_or_else(|| {
-            GpuError::OutOfRange(format!("clip {c}: the model has {} clips", bake.layers))
+        let frames = *bake.frame_counts.get(c).ok_or(RangeError::ClipNotInModel {
+            clip: c,
+            clips: bake.layers as usize,
         })?;
         let name = bake.clip_names.get(c).map(String::as_str).unwrap_or("");
-        for (t, w) in sample_times(&options.frames, frames).map_err(|e| {
-            GpuError::OutOfRange(format!("clip {c} ('{name}', {frames} frames): {e}"))
-        })? {
+        for (t, w) in
+            sample_times(&options.frames, frames).map_err(|source| RangeError::TimeNotInClip {
+                clip: c,
+                name: name.to_owned(),
+                frames,
+                source,
+            })?
+        {
             plan.push((c, t, w));
         }
     }
     if plan.is_empty() {
-        return Err(GpuError::Input("no clip or frame to check".into()));
+        return Err(InputError::NothingToCheck.into());
     }
 
     let bones = BoneTexture::upload(gpu, bake)?;
@@ -425,7 +437,7 @@ pub fn verify(
                 &mut cpu.normals,
                 &mut cpu.tangents,
             )
-            .map_err(|e| GpuError::Input(e.to_string()))?;
+            .map_err(InputError::Skin)?;
             for p in &cpu.positions {
                 for k in 0..3 {
                     if p[k].is_finite() {
