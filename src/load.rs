@@ -303,14 +303,14 @@ fn load_model(path: &Path, options: &LoadOptions) -> Result<Loaded> {
 /// it had been loaded from `path` (which names the outputs and the folder textures are found
 /// from): extraction and clips as [`load`] makes them. Only `options.clip_frame_rate` is used.
 pub fn from_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Loaded {
-    let extracted = extract(&scene);
+    let mut extracted = extract(&scene);
     let name = stem(path);
     let clip_options = ClipOptions {
         frame_rate: options.clip_frame_rate,
         ..ClipOptions::default()
     };
     let mut warnings = std::mem::take(&mut scene.warnings);
-    warnings.extend(extracted.warnings.iter().cloned());
+    warnings.append(&mut extracted.warnings);
     // Names by animation index, so a file's name does not depend on whether an earlier
     // animation failed.
     let names: Vec<&str> = scene.animations.iter().map(|a| a.name.as_str()).collect();

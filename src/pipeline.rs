@@ -116,11 +116,11 @@ pub fn convert_file(path: &Path, out_dir: &Path, options: &ConvertOptions) -> Re
 #[derive(Debug)]
 pub struct Prepared {
     start: Instant,
-    /// The loaded model.
+    /// The loaded model (its warnings moved to [`Prepared::warnings`]).
     pub loaded: Loaded,
-    /// Its outputs.
+    /// Its outputs (their warnings moved to [`Prepared::warnings`]).
     pub encoded: Encoded,
-    /// The loader's warnings, then the encoder's, then the pipeline's.
+    /// The loader's warnings, then the encoder's, then the pipeline's: the one list of them.
     pub warnings: Vec<Warning>,
 }
 
@@ -128,9 +128,9 @@ pub struct Prepared {
 pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
     let start = Instant::now();
     let mut loaded = load(path, &options.load)?;
-    let encoded = encode(&loaded, &options.encode).map_err(|e| e.with_path(path))?;
+    let mut encoded = encode(&loaded, &options.encode).map_err(|e| e.with_path(path))?;
     let mut warnings = std::mem::take(&mut loaded.warnings);
-    warnings.extend(encoded.warnings.iter().cloned());
+    warnings.append(&mut encoded.warnings);
     if loaded.model.meshes.is_empty() {
         // As the original tool (with its faults fixed): the skeleton is still written.
         warnings.push(Warning::new(
