@@ -86,6 +86,8 @@ fn channel_local(ch: &NodeChannel, bind: DMat4, t: f64) -> DMat4 {
 /// Global transform of every node (by node id) at time `t` (ticks) of `anim` (bind pose when
 /// `None`). Each node's chain is walked to the root on its own.
 pub fn node_globals(scene: &Scene, anim: Option<&Animation>, t: f64) -> Vec<DMat4> {
+    let order = scene.depth_first();
+    let first_named = |name: &str| order.iter().copied().find(|&i| scene.nodes[i].name == name);
     let local = |id: usize| -> DMat4 {
         let node = &scene.nodes[id];
         let bind = node.transform.as_dmat4();
@@ -93,7 +95,7 @@ pub fn node_globals(scene: &Scene, anim: Option<&Animation>, t: f64) -> Vec<DMat
             // The channel drives the first node (in depth-first order) of its name.
             a.channels
                 .iter()
-                .find(|c| c.node_name == node.name && first_named(scene, &node.name) == Some(id))
+                .find(|c| c.node_name == node.name && first_named(&node.name) == Some(id))
         });
         match ch {
             Some(c) => channel_local(c, bind, t),

@@ -22,9 +22,10 @@ pub fn check_ascii(data: &[u8]) {
 
 fn check(doc: &Document<'_>) {
     // The arena's structure: each node is a child of its parent, depth under the limit.
+    let max_depth = ParseOptions::default().max_depth;
     let mut reached = doc.roots().count();
     for node in doc.nodes() {
-        assert!(node.depth() < ParseOptions::default().max_depth);
+        assert!(node.depth() < max_depth);
         for child in node.children() {
             assert_eq!(child.parent(), Some(node));
             reached += 1;

@@ -167,11 +167,7 @@ pub fn run_limited_with_stdin(
             // Past the deadline, or the status cannot be read: kill it and collect it.
             Ok(None) | Err(_) => {
                 timed_out = true;
-                if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-                    // SAFETY: `kill` is a plain system call; `-pid` names the child's own
-                    // process group (made above), which holds nothing else.
-                    unsafe { libc::kill(-pid, libc::SIGKILL) };
-                }
+                kill_group(child.id());
                 let _ = child.kill();
                 match child.wait() {
                     Ok(status) => break status,
@@ -180,6 +176,24 @@ pub fn run_limited_with_stdin(
             }
         }
     };
+    // The child has ended, but what it started may still hold the pipes open (a process left
+    // in the background): wait for that until the deadline, then end its process group too,
+    // rather than block on the pipes without end. (One that left the group, by `setsid`, can
+    // still hold them.)
+    let pending = || {
+        !stdout.is_finished()
+            || !stderr.is_finished()
+            || writer.as_ref().is_some_and(|w| !w.is_finished())
+    };
+    if !timed_out {
+        while pending() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if pending() {
+            timed_out = true;
+            kill_group(child.id());
+        }
+    }
     if let Some(w) = writer {
         let _ = w.join();
     }
@@ -195,6 +209,16 @@ pub fn run_limited_with_stdin(
             output,
         }),
         None => Ok(output),
+    }
+}
+
+/// Sends `SIGKILL` to the process group `pid` leads (made by `process_group(0)` in
+/// [`run_limited_with_stdin`]): the child and whatever it started.
+fn kill_group(pid: u32) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: `kill` is a plain system call; `-pid` names the child's own process group,
+        // which holds nothing else.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
     }
 }
 
@@ -309,8 +333,26 @@ mod tests {
     }
 
     #[test]
+    fn a_background_process_holding_the_pipes_is_ended_at_the_deadline() {
+        let t = Instant::now();
+        let limits = Limits {
+            memory_bytes: GIB,
+            seconds: 1,
+        };
+        match run_limited(&mut sh("echo started; sleep 30 & exit 0"), limits) {
+            Err(RunError::LimitExceeded {
+                exceeded: Exceeded::Time,
+                output,
+                ..
+            }) => assert_eq!(output.stdout, b"started\n"),
+            other => panic!("{other:?}"),
+        }
+        assert!(t.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
     fn the_address_space_limit_holds_in_the_child() {
-        // `head -c` of a 512 MiB block size must allocate it: under 64 MiB it cannot.
+        // `dd` with a 512 MiB block size must allocate it: under 64 MiB it cannot.
         let limits = Limits {
             memory_bytes: 64 << 20,
             seconds: 20,
