@@ -215,7 +215,9 @@ const GLOSSINESS_SLOTS: [(i64, AiTex); 2] = [(1, AiTex::Shininess), (2, AiTex::D
 /// The material properties of [`GLOSSINESS_SLOTS`], in order.
 const GLOSSINESS_MAPS: [&str; 2] = ["3dsMax|main|roughness_map", "3dsMax|main|glossiness_map"];
 
-/// `SetTextureProperties` for layered textures.
+/// `SetTextureProperties` for layered textures. Not a prefix of [`TEXTURE_SLOTS`]: Assimp
+/// reads `EmissiveFactor` before `TransparencyFactor` here, and that order decides the order
+/// of the material's textures.
 const LAYERED_TEXTURE_SLOTS: [(&str, AiTex); 14] = [
     ("DiffuseColor", AiTex::Diffuse),
     ("AmbientColor", AiTex::Ambient),

@@ -114,8 +114,6 @@ impl<'a> Converter<'_, '_, 'a> {
             .sources_of(id, "Model")
             .filter(|(c, _)| c.property.is_empty())
             .map(|(c, _)| c.src)
-            .collect::<Vec<_>>()
-            .into_iter()
             .find_map(|m| self.model(m));
         let Some(target) = target else {
             self.warn(

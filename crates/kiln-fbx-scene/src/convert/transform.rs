@@ -186,16 +186,15 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         if v.iter().all(|x| x.is_finite()) {
             Some(v)
         } else {
-            let name = model.name.clone();
             self.warn(
                 Warning::new(
                     codes::TRANSFORM_NOT_FINITE,
                     format!(
-                        "Model '{name}' (id {}): {prop} is not finite ({v:?}); treated as unset",
-                        model.id
+                        "Model '{}' (id {}): {prop} is not finite ({v:?}); treated as unset",
+                        model.name, model.id
                     ),
                 )
-                .at(format!("Model '{name}' (id {})", model.id)),
+                .at(format!("Model '{}' (id {})", model.name, model.id)),
             );
             None
         }
