@@ -193,9 +193,10 @@ impl<'a, 'b> Parser<'a, 'b> {
 
     /// Records a warning about line `line` of the OBJ file, located at `FILE:LINE`.
     fn warn(&mut self, code: &'static str, line: u32, message: &str) {
-        let w = Warning::new(code, format!("{}:{line}: {message}", self.file))
-            .at(format!("{}:{line}", self.file));
-        self.warnings.push(w);
+        let file = &self.file;
+        self.warnings.push_with(|| {
+            Warning::new(code, format!("{file}:{line}: {message}")).at(format!("{file}:{line}"))
+        });
     }
 
     /// Reads the whole text: splits it into logical lines (line ends: LF, CR, CR LF, form

@@ -145,8 +145,14 @@ impl Warnings {
     const MAX: usize = 64;
 
     pub fn push(&mut self, w: Warning) {
+        self.push_with(|| w);
+    }
+
+    /// [`Warnings::push`] of a warning built only when it is kept: past the bound, a file
+    /// with millions of bad lines costs a counter increment per line, not the formatting.
+    pub fn push_with(&mut self, make: impl FnOnce() -> Warning) {
         if self.list.len() < Self::MAX {
-            self.list.push(w);
+            self.list.push(make());
         } else {
             self.suppressed += 1;
         }
