@@ -1,93 +1,150 @@
 //! A uniform grid over vertex positions that answers Assimp's `SpatialSort::FindPositions`
-//! question — which vertices lie closer than `radius` to a point — in expected constant time
-//! per query instead of Assimp's sorted-by-plane-distance scan.
+//! question for a mesh's own vertices — which vertices lie closer than `radius` to vertex `a`
+//! — in expected constant time per query instead of Assimp's sorted-by-plane-distance scan.
 //!
 //! Neighbour semantics are Assimp's: `j` is found for `p` when the single-precision squared
 //! distance `(pj − p)·(pj − p)` is strictly below `radius * radius` (so a radius of 0 finds
-//! nothing, not even `p` itself; NaN positions are never found). Assimp's extra band test on the
-//! distance to its reference plane only differs from this at the last bit of rounding.
-//! The order of the results differs from Assimp's (that only changes the order of later sums).
-
-use std::collections::HashMap;
+//! nothing, not even `p` itself; NaN and infinite positions are never found and find nothing).
+//! Assimp's extra band test on the distance to its reference plane only differs from this at
+//! the last bit of rounding. The order of the results differs from Assimp's (that only changes
+//! the order of later sums); it is fixed: the nine (x, y) columns of cells around the query's
+//! cell, x − 1 … x + 1 then y − 1 … y + 1, each column's entries in (z cell, id) order.
+//!
+//! How: each finite point gets a cell key relative to the lowest cell, packed into one `u64`
+//! (21 bits per axis) so that integer order is the lexicographic (x, y, z) order; the points
+//! are sorted by (key, id) once. Each occupied cell's nine neighbour ranges (a column of three
+//! z cells is one contiguous run of the sorted entries) are then found by nine cursors that
+//! only move forward over the sorted cells — shifting every key by the same (dx, dy) keeps their
+//! order — so building is one sort and one linear sweep, with no hashing and no per-query
+//! search. A query reads its vertex's cell's ranges.
 
 use kiln_scene::Vec3;
 use kiln_scene::assimp_math::dot;
 
+/// Bits per axis in a packed cell key.
+const BITS: u32 = 21;
+/// Largest relative cell coordinate allowed: room for the +1 neighbour.
+const MAX_SPAN: i64 = (1 << BITS) - 2;
+
 pub(crate) struct PositionGrid {
-    radius: f32,
-    inv_cell: f64,
-    /// The z cell of each entry, entries sorted by cell (x, y, z) and then id; `ids` in the same
-    /// order.
-    z: Vec<i64>,
+    r2: f32,
+    /// Ids of the finite points, sorted by (cell key, id).
     ids: Vec<u32>,
-    /// Each occupied (x, y) column of cells: the range of its entries in `z`/`ids`. A query
-    /// looks its nine columns up here instead of binary-searching the whole array for each.
-    columns: HashMap<[i64; 2], (u32, u32)>,
+    /// The cell of each point (index into `range_start`), `u32::MAX` for non-finite points.
+    cell_of: Vec<u32>,
+    /// Cell `c`'s non-empty neighbour ranges (into `ids`) are
+    /// `ranges[range_start[c]..range_start[c + 1]]`, in column order.
+    range_start: Vec<u32>,
+    ranges: Vec<(u32, u32)>,
 }
 
 impl PositionGrid {
     /// Builds the grid; `radius` must be finite and positive (callers handle the other cases).
-    pub(crate) fn new(points: &[Vec3], radius: f32) -> Self {
+    /// `None` when the finite points span more than 2²¹ − 2 cells along an axis (impossible for
+    /// Assimp's position epsilon, 1e-4 of the bounding-box diagonal: that is about 10⁴ cells).
+    pub(crate) fn new(points: &[Vec3], radius: f32) -> Option<Self> {
         // Cells a little larger than the radius so that rounding in the squared-distance test
         // can never find a vertex two cells away.
-        let cell = f64::from(radius) * 1.001;
-        let inv_cell = 1.0 / cell;
-        let mut pairs: Vec<([i64; 3], u32)> = points
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| (key(p, inv_cell), i as u32))
-            .collect();
-        pairs.sort_unstable();
-        let mut columns = HashMap::new();
-        let mut start = 0usize;
-        for i in 1..=pairs.len() {
-            let column = [pairs[start].0[0], pairs[start].0[1]];
-            if i == pairs.len() || [pairs[i].0[0], pairs[i].0[1]] != column {
-                columns.insert(column, (start as u32, i as u32));
-                start = i;
+        let inv_cell = 1.0 / (f64::from(radius) * 1.001);
+        let mut lo = [i64::MAX; 3];
+        let mut hi = [i64::MIN; 3];
+        for p in points.iter().filter(|p| p.is_finite()) {
+            let k = key(*p, inv_cell);
+            for a in 0..3 {
+                lo[a] = lo[a].min(k[a]);
+                hi[a] = hi[a].max(k[a]);
             }
         }
-        let (z, ids) = pairs.into_iter().map(|(k, id)| (k[2], id)).unzip();
-        PositionGrid {
-            radius,
-            inv_cell,
-            z,
-            ids,
-            columns,
+        if (0..3).any(|a| hi[a] > lo[a] && hi[a].saturating_sub(lo[a]) > MAX_SPAN) {
+            return None;
         }
-    }
+        // Relative cells start at 1 so that the −1 neighbour of the lowest cell is 0, not
+        // negative.
+        let pack = |k: [i64; 3]| -> u64 {
+            let r = |a: usize| (k[a] - lo[a] + 1) as u64;
+            (r(0) << (2 * BITS)) | (r(1) << BITS) | r(2)
+        };
+        let mut pairs: Vec<(u64, u32)> = points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.is_finite())
+            .map(|(i, &p)| (pack(key(p, inv_cell)), i as u32))
+            .collect();
+        pairs.sort_unstable();
+        let mut cell_of = vec![u32::MAX; points.len()];
+        let mut cells: Vec<u64> = Vec::new();
+        let mut cell_first: Vec<u32> = Vec::new();
+        for (i, &(k, id)) in pairs.iter().enumerate() {
+            if cells.last() != Some(&k) {
+                cells.push(k);
+                cell_first.push(i as u32);
+            }
+            cell_of[id as usize] = (cells.len() - 1) as u32;
+        }
+        cell_first.push(pairs.len() as u32);
+        let ids: Vec<u32> = pairs.into_iter().map(|(_, id)| id).collect();
 
-    /// Appends to `out` the ids of all points closer than the radius to `p`: column by column
-    /// (x − 1 … x + 1, then y − 1 … y + 1), each in (z, id) order.
-    pub(crate) fn find(&self, points: &[Vec3], p: Vec3, out: &mut Vec<u32>) {
-        out.clear();
-        let k = key(p, self.inv_cell);
-        let r2 = self.radius * self.radius;
-        // Columns (x, y) to visit, deduplicated: saturated keys can collapse neighbours.
-        let mut rows = [[0i64; 2]; 9];
-        let mut n = 0;
-        for dx in -1..=1i64 {
-            for dy in -1..=1i64 {
-                let row = [k[0].saturating_add(dx), k[1].saturating_add(dy)];
-                if !rows[..n].contains(&row) {
-                    rows[n] = row;
-                    n += 1;
+        // The sweep: for each of the nine columns a cursor to the first cell at or after the
+        // column's low key and one past its high key.
+        let mask = (1u64 << BITS) - 1;
+        let mut lo_cur = [0usize; 9];
+        let mut hi_cur = [0usize; 9];
+        let mut range_start = Vec::with_capacity(cells.len() + 1);
+        let mut ranges = Vec::with_capacity(cells.len());
+        for &k in &cells {
+            range_start.push(ranges.len() as u32);
+            let (x, y, z) = (k >> (2 * BITS), (k >> BITS) & mask, k & mask);
+            let mut col = 0;
+            for dx in 0..3u64 {
+                for dy in 0..3u64 {
+                    let c = col;
+                    col += 1;
+                    // x + dx − 1 and y + dy − 1 are never negative: relative cells start at 1.
+                    let (cx, cy) = (x + dx - 1, y + dy - 1);
+                    let base = (cx << (2 * BITS)) | (cy << BITS);
+                    let (want_lo, want_hi) = (base | (z - 1), base | (z + 1));
+                    while lo_cur[c] < cells.len() && cells[lo_cur[c]] < want_lo {
+                        lo_cur[c] += 1;
+                    }
+                    hi_cur[c] = hi_cur[c].max(lo_cur[c]);
+                    while hi_cur[c] < cells.len() && cells[hi_cur[c]] <= want_hi {
+                        hi_cur[c] += 1;
+                    }
+                    if hi_cur[c] > lo_cur[c] {
+                        ranges.push((cell_first[lo_cur[c]], cell_first[hi_cur[c]]));
+                    }
                 }
             }
         }
-        let z_lo = k[2].saturating_sub(1);
-        let z_hi = k[2].saturating_add(1);
-        for row in &rows[..n] {
-            let Some(&(first, last)) = self.columns.get(row) else {
-                continue;
-            };
-            let (first, last) = (first as usize, last as usize);
-            let z = &self.z[first..last];
-            let start = first + z.partition_point(|&c| c < z_lo);
-            let end = first + z.partition_point(|&c| c <= z_hi);
-            for &id in &self.ids[start..end] {
+        range_start.push(ranges.len() as u32);
+        Some(PositionGrid {
+            r2: radius * radius,
+            ids,
+            cell_of,
+            range_start,
+            ranges,
+        })
+    }
+
+    /// Appends to `out` (after clearing it) the ids of all points closer than the radius to
+    /// point `a` of the `points` the grid was built from, in the order the module describes.
+    pub(crate) fn find(&self, points: &[Vec3], a: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let Some(&cell) = self.cell_of.get(a) else {
+            return;
+        };
+        if cell == u32::MAX {
+            return;
+        }
+        let p = points[a];
+        let (first, last) = (
+            self.range_start[cell as usize] as usize,
+            self.range_start[cell as usize + 1] as usize,
+        );
+        for &(start, end) in &self.ranges[first..last] {
+            for &id in &self.ids[start as usize..end as usize] {
                 let d = points[id as usize] - p;
-                if dot(d, d) < r2 {
+                if dot(d, d) < self.r2 {
                     out.push(id);
                 }
             }
@@ -141,23 +198,46 @@ mod tests {
 
     #[test]
     fn finds_exactly_the_points_inside_the_radius() {
-        let mut pts = Vec::new();
-        // A lattice with spacing 0.3 and some coincident points.
-        for x in 0..10 {
-            for y in 0..10 {
-                for z in 0..4 {
-                    pts.push(Vec3::new(x as f32 * 0.3, y as f32 * 0.3, z as f32 * 0.3));
+        // A lattice with spacing 0.3 and some coincident points, at the origin and shifted to
+        // negative and large coordinates (cell keys far from 0).
+        for shift in [
+            Vec3::ZERO,
+            Vec3::new(-1.35, -100.0, 7.0),
+            Vec3::new(1000.0, -5000.0, 3.3),
+        ] {
+            let mut pts = Vec::new();
+            for x in 0..10 {
+                for y in 0..10 {
+                    for z in 0..4 {
+                        pts.push(Vec3::new(x as f32 * 0.3, y as f32 * 0.3, z as f32 * 0.3) + shift);
+                    }
                 }
             }
+            pts.extend_from_slice(&[Vec3::new(0.3, 0.3, 0.3) + shift; 3]);
+            pts.push(Vec3::NAN);
+            pts.push(Vec3::new(f32::INFINITY, 0.0, 0.0));
+            pts.push(Vec3::new(0.0, f32::NEG_INFINITY, 0.0));
+            check_lattice(&pts);
         }
-        pts.extend_from_slice(&[Vec3::new(0.3, 0.3, 0.3); 3]);
-        pts.push(Vec3::NAN);
-        pts.push(Vec3::new(f32::INFINITY, 0.0, 0.0));
+    }
+
+    #[test]
+    fn refuses_a_range_too_wide_to_pack() {
+        let pts = [Vec3::ZERO, Vec3::new(1.0, 0.0, 0.0)];
+        assert!(PositionGrid::new(&pts, 1e-7).is_none());
+        assert!(PositionGrid::new(&pts, 1e-4).is_some());
+        // Only finite points count: an infinite one does not widen the range.
+        let pts = [Vec3::ZERO, Vec3::new(f32::INFINITY, 0.0, 0.0)];
+        assert!(PositionGrid::new(&pts, 1e-7).is_some());
+    }
+
+    fn check_lattice(pts: &[Vec3]) {
+        let pts = pts.to_vec();
         for radius in [0.1f32, 0.31, 0.5] {
-            let grid = PositionGrid::new(&pts, radius);
+            let grid = PositionGrid::new(&pts, radius).unwrap();
             let mut out = Vec::new();
-            for &p in &pts {
-                grid.find(&pts, p, &mut out);
+            for (a, &p) in pts.iter().enumerate() {
+                grid.find(&pts, a, &mut out);
                 // The order is part of the contract (later sums follow it): column by column,
                 // then (z, id), as a scan of every entry sorted by (cell, id) gives.
                 assert_eq!(

@@ -129,7 +129,13 @@ fn calc_mesh_tangents(mesh: &mut Mesh) -> Option<String> {
     let eps = position_epsilon(pos);
     let mut warning = None;
     let grid = if eps.is_finite() && eps > 0.0 {
-        Some(PositionGrid::new(pos, eps))
+        let grid = PositionGrid::new(pos, eps);
+        if grid.is_none() {
+            warning = Some(format!(
+                "position epsilon {eps} is too small for the coordinates' range; tangents are not smoothed"
+            ));
+        }
+        grid
     } else {
         if !eps.is_finite() {
             warning = Some(format!(
@@ -153,7 +159,7 @@ fn calc_mesh_tangents(mesh: &mut Mesh) -> Option<String> {
         close.clear();
         close.push(a as u32);
         match &grid {
-            Some(g) => g.find(pos, pos[a], &mut found),
+            Some(g) => g.find(pos, a, &mut found),
             None => {
                 found.clear();
                 // With an infinite epsilon Assimp finds everything; kiln only `a` itself.

@@ -51,6 +51,9 @@ pub(crate) fn triangulate_unchecked(scene: &mut Scene) {
 struct Scratch {
     flat: Vec<[f32; 2]>,
     done: Vec<bool>,
+    next_alive: Vec<u32>,
+    prev_alive: Vec<u32>,
+    grid: CornerGrid,
     tris: Vec<[usize; 3]>,
 }
 
@@ -166,27 +169,70 @@ fn on_left_side(p0: [f32; 2], p1: [f32; 2], p2: [f32; 2]) -> bool {
     area2d(p0, p2, p1) > 0.0
 }
 
-/// `PointInTriangle2D` (barycentric, strict; a degenerate triangle contains nothing).
 #[inline]
+fn sub(a: [f32; 2], b: [f32; 2]) -> [f32; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+/// A 2D dot product in single precision, then widened (as Assimp's `aiVector2D` products).
+#[inline]
+fn dot2(a: [f32; 2], b: [f32; 2]) -> f64 {
+    f64::from(a[0] * b[0] + a[1] * b[1])
+}
+
+/// `PointInTriangle2D` (barycentric, strict; a degenerate triangle contains nothing), with
+/// what depends on the triangle alone computed once ([`EarTriangle`]).
+#[cfg(test)]
 fn point_in_triangle(p0: [f32; 2], p1: [f32; 2], p2: [f32; 2], pp: [f32; 2]) -> bool {
-    let sub = |a: [f32; 2], b: [f32; 2]| [a[0] - b[0], a[1] - b[1]];
-    let dot2 = |a: [f32; 2], b: [f32; 2]| f64::from(a[0] * b[0] + a[1] * b[1]);
-    let v0 = sub(p1, p0);
-    let v1 = sub(p2, p0);
-    let v2 = sub(pp, p0);
-    let dot00 = dot2(v0, v0);
-    let dot01 = dot2(v0, v1);
-    let dot02 = dot2(v0, v2);
-    let dot11 = dot2(v1, v1);
-    let dot12 = dot2(v1, v2);
-    let denom = dot00 * dot11 - dot01 * dot01;
-    if denom == 0.0 {
-        return false;
+    EarTriangle::new(p0, p1, p2).contains(pp)
+}
+
+/// Assimp's `PointInTriangle2D` for one triangle and many points: the same operations in the
+/// same order, so the same answers, with the triangle's dot products and `1/denom` computed
+/// once instead of once per point.
+struct EarTriangle {
+    p0: [f32; 2],
+    v0: [f32; 2],
+    v1: [f32; 2],
+    dot00: f64,
+    dot01: f64,
+    dot11: f64,
+    /// `None` when the denominator is 0: then nothing is inside.
+    inv: Option<f64>,
+}
+
+impl EarTriangle {
+    #[inline]
+    fn new(p0: [f32; 2], p1: [f32; 2], p2: [f32; 2]) -> Self {
+        let v0 = sub(p1, p0);
+        let v1 = sub(p2, p0);
+        let dot00 = dot2(v0, v0);
+        let dot01 = dot2(v0, v1);
+        let dot11 = dot2(v1, v1);
+        let denom = dot00 * dot11 - dot01 * dot01;
+        EarTriangle {
+            p0,
+            v0,
+            v1,
+            dot00,
+            dot01,
+            dot11,
+            inv: (denom != 0.0).then(|| 1.0 / denom),
+        }
     }
-    let inv = 1.0 / denom;
-    let u = (dot11 * dot02 - dot01 * dot12) * inv;
-    let v = (dot00 * dot12 - dot01 * dot02) * inv;
-    u > 0.0 && v > 0.0 && u + v < 1.0
+
+    #[inline]
+    fn contains(&self, pp: [f32; 2]) -> bool {
+        let Some(inv) = self.inv else {
+            return false;
+        };
+        let v2 = sub(pp, self.p0);
+        let dot02 = dot2(self.v0, v2);
+        let dot12 = dot2(self.v1, v2);
+        let u = (self.dot11 * dot02 - self.dot01 * dot12) * inv;
+        let v = (self.dot00 * dot12 - self.dot01 * dot02) * inv;
+        u > 0.0 && v > 0.0 && u + v < 1.0
+    }
 }
 
 /// Newell normal of the polygon, single precision, Assimp's summation order.
@@ -205,6 +251,11 @@ fn newell_normal(verts: &[Vec3], face: &[u32]) -> Vec3 {
 
 /// Assimp 5.2's ear clipper on one polygon of more than 4 corners. Fills `scratch.tris` with
 /// triangles of corner positions (0..n) in emission order.
+///
+/// The same ears as Assimp's, found faster: the next remaining corner comes from a linked list
+/// instead of a scan over cut corners, and the "no corner inside the ear" test asks a grid of
+/// the polygon's corners ([`CornerGrid`]) for the corners near the ear instead of testing all of
+/// them (above [`GRID_MIN_CORNERS`]).
 fn ear_clip(verts: &[Vec3], face: &[u32], scratch: &mut Scratch) {
     let max = face.len();
     scratch.tris.clear();
@@ -229,8 +280,36 @@ fn ear_clip(verts: &[Vec3], face: &[u32], scratch: &mut Scratch) {
     }));
     scratch.done.clear();
     scratch.done.resize(max, false);
+    // The remaining corners as a ring, in corner order.
+    scratch.next_alive.clear();
+    scratch
+        .next_alive
+        .extend((1..=max as u32).map(|k| k % max as u32));
+    scratch.prev_alive.clear();
+    scratch
+        .prev_alive
+        .extend((0..max as u32).map(|k| (k + max as u32 - 1) % max as u32));
+    let grid = if max >= GRID_MIN_CORNERS {
+        CornerGrid::build(&scratch.flat, &mut scratch.grid);
+        true
+    } else {
+        false
+    };
     let tv = &scratch.flat;
     let done = &mut scratch.done;
+    let cells = &scratch.grid;
+    let contains_corner = |p0: [f32; 2], p1: [f32; 2], p2: [f32; 2]| {
+        let tri = EarTriangle::new(p0, p1, p2);
+        let inside = |vt: [f32; 2]| vt != p1 && vt != p2 && vt != p0 && tri.contains(vt);
+        if tri.inv.is_none() {
+            // The test is false for every corner.
+            false
+        } else if grid {
+            cells.any_near(tv, &tri, inside)
+        } else {
+            tv.iter().any(|&vt| inside(vt))
+        }
+    };
 
     let mut num = max;
     let mut prev = max - 1;
@@ -239,17 +318,8 @@ fn ear_clip(verts: &[Vec3], face: &[u32], scratch: &mut Scratch) {
         let mut num_found = 0;
         let mut ear = next;
         loop {
-            // The next corner not cut yet, wrapping around.
-            next = ear + 1;
-            loop {
-                if next >= max {
-                    next = 0;
-                }
-                if !done[next] {
-                    break;
-                }
-                next += 1;
-            }
+            // The next corner not cut yet, wrapping around (`ear` is never cut here).
+            next = scratch.next_alive[ear] as usize;
             if next < ear {
                 num_found += 1;
                 if num_found == 2 {
@@ -258,10 +328,7 @@ fn ear_clip(verts: &[Vec3], face: &[u32], scratch: &mut Scratch) {
             }
             let (p0, p1, p2) = (tv[prev], tv[ear], tv[next]);
             // Must be convex: not on the left of prev -> next.
-            let is_ear = !on_left_side(p0, p2, p1)
-                && !tv.iter().any(|&vt| {
-                    vt != p1 && vt != p2 && vt != p0 && point_in_triangle(p0, p1, p2, vt)
-                });
+            let is_ear = !on_left_side(p0, p2, p1) && !contains_corner(p0, p1, p2);
             if is_ear {
                 break;
             }
@@ -274,12 +341,251 @@ fn ear_clip(verts: &[Vec3], face: &[u32], scratch: &mut Scratch) {
         }
         scratch.tris.push([prev, ear, next]);
         done[ear] = true;
+        let (before, after) = (scratch.prev_alive[ear], scratch.next_alive[ear]);
+        scratch.next_alive[before as usize] = after;
+        scratch.prev_alive[after as usize] = before;
         num -= 1;
     }
     let mut rest = (0..max).filter(|&k| !done[k]);
     if let (Some(a), Some(b), Some(c)) = (rest.next(), rest.next(), rest.next()) {
         scratch.tris.push([a, b, c]);
     }
+}
+
+/// Polygons from this many corners on use a [`CornerGrid`]; smaller ones test every corner.
+const GRID_MIN_CORNERS: usize = 64;
+
+/// The projected corners of one polygon in a uniform grid of about one cell per corner, so
+/// that an ear's "does it contain a corner" test reads only the cells around the ear.
+///
+/// Exactness: the test must give what testing every corner gives, including the rounding of
+/// [`EarTriangle::contains`]. That test's error is a distance of about `ε·D / sin θ` (`D` the
+/// corner's distance from the ear's first corner, `θ` the ear's angle there, ε the f32
+/// epsilon), so a corner farther than that outside the ear's bounding box can never pass it.
+/// The grid reads the box grown by `1e-4 · S / sin θ` (`S` the polygon's extent, ≥ `D`), some
+/// hundred times that error, and tests every corner when `sin θ` is below 1e-3 (slivers) or
+/// when the grown box covers most of the grid. Corners with a NaN or infinite coordinate are
+/// always tested.
+#[derive(Default)]
+struct CornerGrid {
+    origin: [f32; 2],
+    inv_cell: [f32; 2],
+    dims: [usize; 2],
+    extent: f32,
+    /// When every coordinate is a multiple of `2^-k` and small enough that differences stay
+    /// exact: `2^k` and the polygon's extent along each axis in those units (see
+    /// [`passing_region`]).
+    exact: Option<(f64, [f64; 2])>,
+    /// Corner ids by cell (`start[c]..start[c + 1]`), then the non-finite corners.
+    start: Vec<u32>,
+    items: Vec<u32>,
+    non_finite: Vec<u32>,
+}
+
+impl CornerGrid {
+    fn build(pts: &[[f32; 2]], grid: &mut CornerGrid) {
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        grid.non_finite.clear();
+        for (i, p) in pts.iter().enumerate() {
+            if p[0].is_finite() && p[1].is_finite() {
+                for a in 0..2 {
+                    lo[a] = lo[a].min(p[a]);
+                    hi[a] = hi[a].max(p[a]);
+                }
+            } else {
+                grid.non_finite.push(i as u32);
+            }
+        }
+        grid.exact = dyadic_scale(pts).map(|scale| {
+            let span = |a: usize| f64::from(hi[a] - lo[a]) * scale;
+            (scale, [span(0), span(1)])
+        });
+        let side = (pts.len() as f64).sqrt().ceil().max(1.0) as usize;
+        grid.origin = lo;
+        grid.extent = 0.0;
+        for a in 0..2 {
+            let span = hi[a] - lo[a];
+            grid.extent = grid.extent.max(if span.is_finite() { span } else { 0.0 });
+            if span.is_finite() && span > 0.0 {
+                grid.dims[a] = side;
+                grid.inv_cell[a] = side as f32 / span;
+            } else {
+                grid.dims[a] = 1;
+                grid.inv_cell[a] = 0.0;
+            }
+        }
+        let cells = grid.dims[0] * grid.dims[1];
+        grid.start.clear();
+        grid.start.resize(cells + 1, 0);
+        for p in pts {
+            if let Some(c) = grid.cell(*p) {
+                grid.start[c + 1] += 1;
+            }
+        }
+        for c in 0..cells {
+            grid.start[c + 1] += grid.start[c];
+        }
+        grid.items.clear();
+        grid.items.resize(grid.start[cells] as usize, 0);
+        let mut fill = grid.start[..cells].to_vec();
+        for (i, p) in pts.iter().enumerate() {
+            if let Some(c) = grid.cell(*p) {
+                grid.items[fill[c] as usize] = i as u32;
+                fill[c] += 1;
+            }
+        }
+    }
+
+    /// The cell along one axis of a coordinate, clamped to the grid.
+    #[inline]
+    fn axis(&self, a: usize, x: f32) -> usize {
+        let f = (x - self.origin[a]) * self.inv_cell[a];
+        // `as` saturates (negative and NaN to 0).
+        (f as usize).min(self.dims[a] - 1)
+    }
+
+    #[inline]
+    fn cell(&self, p: [f32; 2]) -> Option<usize> {
+        (p[0].is_finite() && p[1].is_finite())
+            .then(|| self.axis(1, p[1]) * self.dims[0] + self.axis(0, p[0]))
+    }
+
+    /// Whether `inside` holds for a corner that could be inside the triangle: every corner
+    /// near it, as the type's comment says.
+    fn any_near(
+        &self,
+        pts: &[[f32; 2]],
+        tri: &EarTriangle,
+        inside: impl Fn([f32; 2]) -> bool,
+    ) -> bool {
+        let test = |ids: &[u32]| ids.iter().any(|&i| inside(pts[i as usize]));
+        if test(&self.non_finite) {
+            return true;
+        }
+        let all = || pts.iter().any(|&p| inside(p));
+        let Some((lo, hi)) = passing_region(tri, 1.5 * f64::from(self.extent), self.exact) else {
+            return all();
+        };
+        let (x0, x1) = (self.axis(0, lo[0]), self.axis(0, hi[0]));
+        let (y0, y1) = (self.axis(1, lo[1]), self.axis(1, hi[1]));
+        if (x1 - x0 + 1) * (y1 - y0 + 1) * 2 > self.dims[0] * self.dims[1] {
+            return all();
+        }
+        for y in y0..=y1 {
+            let row = y * self.dims[0];
+            let (first, last) = (self.start[row + x0], self.start[row + x1 + 1]);
+            if test(&self.items[first as usize..last as usize]) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// `2^k` when every coordinate is finite, a multiple of `2^-k` and below 2²² units of it.
+fn dyadic_scale(pts: &[[f32; 2]]) -> Option<f64> {
+    let mut frac = 0i32;
+    for &x in pts.iter().flatten() {
+        if !x.is_finite() {
+            return None;
+        }
+        if x == 0.0 {
+            continue;
+        }
+        let bits = x.to_bits();
+        let exp = ((bits >> 23) & 0xff) as i32;
+        let mant = if exp == 0 {
+            bits & 0x7f_ffff
+        } else {
+            (bits & 0x7f_ffff) | 0x80_0000
+        };
+        // x = mant · 2^(max(exp, 1) − 150)
+        let e = exp.max(1) - 150 + mant.trailing_zeros() as i32;
+        frac = frac.max(-e);
+    }
+    if frac > 126 {
+        return None;
+    }
+    let scale = 2f64.powi(frac);
+    let mut max = 0f64;
+    for &x in pts.iter().flatten() {
+        max = max.max(f64::from(x).abs() * scale);
+    }
+    (max < 4_194_304.0).then_some(scale)
+}
+
+/// A box holding every point that [`EarTriangle::contains`] can call inside,
+/// for points at most `reach` from `p0`; `None` when it cannot be bounded (non-finite values).
+///
+/// The test computes `u = A·(v0·v2) + B·(v1·v2)` and `v = C·(v0·v2) + D·(v1·v2)` with
+/// constants `A…D` from the triangle alone (its dot products and `1/denom`, rounded as the test
+/// rounds them) and `v2 = pp − p0`. Whatever those constants' own rounding (a sliver's
+/// denominator can be off by its whole value), the same constants serve every point, so in
+/// `s = U·x`, `t = V·x` (`U = A·v0 + B·v1`, `V = C·v0 + D·v1`, exact) the points that pass form
+/// the triangle `s > 0, t > 0, s + t < 1`, widened by the rounding of the point's own
+/// products — at most `3ε·|v2|·(|A||v0| + |B||v1|)` in `s` (likewise `t`), taken 4 times over
+/// with ε = 2⁻²³. That triangle's corners, mapped back to positions, bound the box.
+///
+/// When all coordinates are multiples of `2^-k` below 2²² of those units (`exact`: the scale
+/// `2^k` and the polygon's extent per axis, `E`), and `|v0.x|·E.x + |v0.y|·E.y` and the same
+/// for `v1` stay below 2²⁴ units², every point's difference and products are exact in f32 and
+/// the products of the f64 formula exact too: the widening is 0 (grid-snapped models, mazes,
+/// combs).
+fn passing_region(
+    tri: &EarTriangle,
+    reach: f64,
+    exact: Option<(f64, [f64; 2])>,
+) -> Option<([f32; 2], [f32; 2])> {
+    let (p0, v0, v1) = (tri.p0, tri.v0, tri.v1);
+    let (dot00, dot01, dot11) = (tri.dot00, tri.dot01, tri.dot11);
+    let inv = tri.inv?;
+    let (ca, cb, cc, cd) = (dot11 * inv, -dot01 * inv, -dot01 * inv, dot00 * inv);
+    let w0 = [f64::from(v0[0]), f64::from(v0[1])];
+    let w1 = [f64::from(v1[0]), f64::from(v1[1])];
+    let u = [ca * w0[0] + cb * w1[0], ca * w0[1] + cb * w1[1]];
+    let v = [cc * w0[0] + cd * w1[0], cc * w0[1] + cd * w1[1]];
+    let (l0, l1) = (w0[0].hypot(w0[1]), w1[0].hypot(w1[1]));
+    let exact_products = exact.is_some_and(|(scale, max)| {
+        let units = |w: [f64; 2]| (w[0].abs() * max[0] + w[1].abs() * max[1]) * scale;
+        units(w0) < 16_777_216.0 && units(w1) < 16_777_216.0
+    });
+    let eps = if exact_products {
+        0.0
+    } else {
+        4.0 * 3.0 * f64::from(f32::EPSILON) * reach
+    };
+    let su = eps * (ca.abs() * l0 + cb.abs() * l1);
+    let sv = eps * (cc.abs() * l0 + cd.abs() * l1);
+    let det = u[0] * v[1] - u[1] * v[0];
+    // (s, t) -> x, the inverse of x -> (U·x, V·x).
+    let back = |s: f64, t: f64| [(v[1] * s - u[1] * t) / det, (-v[0] * s + u[0] * t) / det];
+    let (a, b, c) = (-su, -sv, 1.0 + su + sv);
+    let corners = [back(a, b), back(c - b, b), back(a, c - a)];
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for x in corners {
+        for k in 0..2 {
+            lo[k] = lo[k].min(x[k]);
+            hi[k] = hi[k].max(x[k]);
+        }
+    }
+    // The mapping back is done in f64: pad by far more than its rounding.
+    let pad = 1e-9 * (reach + (hi[0] - lo[0]) + (hi[1] - lo[1]));
+    let base = [f64::from(p0[0]), f64::from(p0[1])];
+    let lo = [base[0] + lo[0] - pad, base[1] + lo[1] - pad];
+    let hi = [base[0] + hi[0] + pad, base[1] + hi[1] + pad];
+    if !(lo.iter().chain(&hi).all(|x| x.is_finite())) {
+        return None;
+    }
+    // Rounding outwards to f32.
+    let down = |x: f64| {
+        let f = x as f32;
+        if f64::from(f) > x { f.next_down() } else { f }
+    };
+    let up = |x: f64| {
+        let f = x as f32;
+        if f64::from(f) < x { f.next_up() } else { f }
+    };
+    Some(([down(lo[0]), down(lo[1])], [up(hi[0]), up(hi[1])]))
 }
 
 #[cfg(test)]
@@ -469,5 +775,194 @@ mod tests {
             Err(ProcessError::MalformedMesh { mesh: 0, .. })
         ));
         assert_eq!(s, before);
+    }
+
+    /// The ear clipper as Assimp 5.2 wrote it (and kiln had it before the grid): a scan over
+    /// cut corners for the next one and a test of every corner for each ear.
+    fn reference_ear_clip(verts: &[Vec3], face: &[u32], scratch: &mut Scratch) {
+        let max = face.len();
+        scratch.tris.clear();
+
+        let n = newell_normal(verts, face);
+        let (ax, ay, az) = (n.x.abs(), n.y.abs(), n.z.abs());
+        let (mut ac, mut bc, mut inv) = (0usize, 1usize, n.z);
+        if ax > ay {
+            if ax > az {
+                (ac, bc, inv) = (1, 2, n.x);
+            }
+        } else if ay > az {
+            (ac, bc, inv) = (2, 0, n.y);
+        }
+        if inv < 0.0 {
+            core::mem::swap(&mut ac, &mut bc);
+        }
+        scratch.flat.clear();
+        scratch.flat.extend(face.iter().map(|&i| {
+            let v = verts[i as usize];
+            [v[ac], v[bc]]
+        }));
+        scratch.done.clear();
+        scratch.done.resize(max, false);
+        let tv = &scratch.flat;
+        let done = &mut scratch.done;
+
+        let mut num = max;
+        let mut prev = max - 1;
+        let mut next = 0usize;
+        while num > 3 {
+            let mut num_found = 0;
+            let mut ear = next;
+            loop {
+                // The next corner not cut yet, wrapping around.
+                next = ear + 1;
+                loop {
+                    if next >= max {
+                        next = 0;
+                    }
+                    if !done[next] {
+                        break;
+                    }
+                    next += 1;
+                }
+                if next < ear {
+                    num_found += 1;
+                    if num_found == 2 {
+                        break;
+                    }
+                }
+                let (p0, p1, p2) = (tv[prev], tv[ear], tv[next]);
+                // Must be convex: not on the left of prev -> next.
+                let is_ear = !on_left_side(p0, p2, p1)
+                    && !tv.iter().any(|&vt| {
+                        vt != p1 && vt != p2 && vt != p0 && point_in_triangle(p0, p1, p2, vt)
+                    });
+                if is_ear {
+                    break;
+                }
+                prev = ear;
+                ear = next;
+            }
+            if num_found == 2 {
+                // No ear in two passes: keep what was cut, drop the rest (Assimp 5.2).
+                return;
+            }
+            scratch.tris.push([prev, ear, next]);
+            done[ear] = true;
+            num -= 1;
+        }
+        let mut rest = (0..max).filter(|&k| !done[k]);
+        if let (Some(a), Some(b), Some(c)) = (rest.next(), rest.next(), rest.next()) {
+            scratch.tris.push([a, b, c]);
+        }
+    }
+
+    /// Polygons of the shapes where the grid matters, and awkward ones: combs (long thin
+    /// teeth), a spiral maze, jittered stars, self-intersecting random walks, collinear runs,
+    /// repeated positions.
+    fn test_polygons() -> Vec<Vec<[f32; 3]>> {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 11) as f32 / (1u64 << 53) as f32
+        };
+        let mut polys = Vec::new();
+        for teeth in [20usize, 75, 300] {
+            polys.push(comb(teeth, 0.0, &mut rand));
+            polys.push(comb(teeth, 0.01, &mut rand));
+        }
+        polys.push(spiral(400));
+        for n in [70usize, 300, 1000] {
+            let star: Vec<[f32; 3]> = (0..n)
+                .map(|k| {
+                    let a = k as f32 / n as f32 * core::f32::consts::TAU;
+                    let r = if k % 2 == 0 { 1.0 } else { 0.3 + 0.5 * rand() };
+                    [a.cos() * r, a.sin() * r, 0.1 * rand()]
+                })
+                .collect();
+            polys.push(star);
+            let walk: Vec<[f32; 3]> = (0..n).map(|_| [rand(), rand(), 0.0]).collect();
+            polys.push(walk);
+            // A square with many collinear corners per side and a few repeated ones.
+            let side = n / 4;
+            let mut sq = Vec::new();
+            for (x0, y0, dx, dy) in [
+                (0., 0., 1., 0.),
+                (1., 0., 0., 1.),
+                (1., 1., -1., 0.),
+                (0., 1., 0., -1.),
+            ] {
+                for k in 0..side {
+                    let t = k as f32 / side as f32;
+                    sq.push([x0 + dx * t, y0 + dy * t, 0.0]);
+                    if k % 17 == 3 {
+                        sq.push([x0 + dx * t, y0 + dy * t, 0.0]);
+                    }
+                }
+            }
+            polys.push(sq);
+        }
+        polys
+    }
+
+    /// A comb: a base along x and `teeth` teeth of height 10 upwards, counter-clockwise,
+    /// positions jittered by `jitter`.
+    fn comb(teeth: usize, jitter: f32, rand: &mut impl FnMut() -> f32) -> Vec<[f32; 3]> {
+        let mut j = || (rand() - 0.5) * jitter;
+        let mut pts = vec![[0.0, -1.0, 0.0], [teeth as f32 * 2.0, -1.0, 0.0]];
+        for t in (0..teeth).rev() {
+            let x = t as f32 * 2.0;
+            pts.push([x + 1.0 + j(), 10.0 + j(), 0.0]);
+            pts.push([x + 0.0 + j(), 10.0 + j(), 0.0]);
+            if t > 0 {
+                pts.push([x - 0.0 + j(), 0.0 + j(), 0.0]);
+                pts.push([x - 1.0 + j(), 0.0 + j(), 0.0]);
+            }
+        }
+        pts
+    }
+
+    /// A square spiral corridor (a maze of one path) as one polygon.
+    fn spiral(turns: usize) -> Vec<[f32; 3]> {
+        let mut outer = Vec::new();
+        let mut inner = Vec::new();
+        let (mut x, mut y) = (0.0f32, 0.0f32);
+        let dirs = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)];
+        for k in 0..turns {
+            let len = 2.0 * (k / 2 + 1) as f32;
+            let (dx, dy) = dirs[k % 4];
+            outer.push([x, y, 0.0]);
+            inner.push([x + 0.5 * (dy - dx), y + 0.5 * (-dx - dy), 0.0]);
+            x += dx * len;
+            y += dy * len;
+        }
+        inner.reverse();
+        outer.extend(inner);
+        outer
+    }
+
+    #[test]
+    fn indexed_ear_clipper_cuts_the_same_ears_as_assimps() {
+        for (k, poly) in test_polygons().into_iter().enumerate() {
+            for flip in [false, true] {
+                let mut pts = poly.clone();
+                if flip {
+                    pts.reverse();
+                }
+                let verts: Vec<Vec3> = pts.iter().map(|p| Vec3::from_array(*p)).collect();
+                let face: Vec<u32> = (0..verts.len() as u32).collect();
+                let (mut a, mut b) = (Scratch::default(), Scratch::default());
+                ear_clip(&verts, &face, &mut a);
+                reference_ear_clip(&verts, &face, &mut b);
+                assert!(!b.tris.is_empty(), "polygon {k}");
+                assert_eq!(
+                    a.tris,
+                    b.tris,
+                    "polygon {k} ({} corners, flipped {flip})",
+                    face.len()
+                );
+            }
+        }
     }
 }

@@ -1,0 +1,17 @@
+//! Writes the whole-conversion benchmark's generated model (`fixtures::export_like`) to a file:
+//! `cargo run --release -p kiln-testkit --example write_export_like -- OUT.fbx TRIANGLES`.
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(out), Some(tris)) = (args.first(), args.get(1).and_then(|t| t.parse().ok())) else {
+        eprintln!("usage: write_export_like OUT.fbx TRIANGLES");
+        std::process::exit(2);
+    };
+    let spec = kiln_testkit::fixtures::export_like::ExportSpec::triangles(tris);
+    let (bytes, triangles) = kiln_testkit::fixtures::export_like::export_like_fbx(spec);
+    if let Err(e) = std::fs::write(out, &bytes) {
+        eprintln!("{out}: cannot write: {e}");
+        std::process::exit(1);
+    }
+    println!("{out}: {} bytes, {triangles} triangles", bytes.len());
+}
