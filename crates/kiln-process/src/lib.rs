@@ -42,6 +42,24 @@ mod pretransform;
 mod spatial;
 mod tangents;
 mod triangulate;
+
+/// Runs `f` on every mesh, on rayon's pool with the `parallel` feature, and gives the results
+/// in mesh order. Each mesh's step reads and writes that mesh only, so the output is the same
+/// with any number of threads.
+fn each_mesh<R: Send>(
+    meshes: &mut [kiln_scene::Mesh],
+    f: impl Fn(&mut kiln_scene::Mesh) -> R + Sync + Send,
+) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        // One mesh is common: no task for it.
+        if meshes.len() > 1 {
+            return meshes.par_iter_mut().map(f).collect();
+        }
+    }
+    meshes.iter_mut().map(f).collect()
+}
 mod uvgen;
 
 use core::fmt;

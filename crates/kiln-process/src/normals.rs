@@ -27,9 +27,9 @@ pub fn gen_normals(scene: &mut Scene, winding_flipped: bool) -> Result<(), Proce
 }
 
 pub(crate) fn gen_normals_unchecked(scene: &mut Scene, winding_flipped: bool) {
-    for mesh in &mut scene.meshes {
-        gen_mesh_normals(mesh, winding_flipped);
-    }
+    crate::each_mesh(&mut scene.meshes, |mesh| {
+        gen_mesh_normals(mesh, winding_flipped)
+    });
 }
 
 fn gen_mesh_normals(mesh: &mut Mesh, winding_flipped: bool) {

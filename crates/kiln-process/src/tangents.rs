@@ -43,8 +43,9 @@ pub fn calc_tangent_space(scene: &mut Scene) -> Result<(), ProcessError> {
 }
 
 pub(crate) fn calc_tangent_space_unchecked(scene: &mut Scene) {
-    for (i, mesh) in scene.meshes.iter_mut().enumerate() {
-        if let Some(warning) = calc_mesh_tangents(mesh) {
+    let warnings = crate::each_mesh(&mut scene.meshes, calc_mesh_tangents);
+    for (i, warning) in warnings.into_iter().enumerate() {
+        if let Some(warning) = warning {
             scene.warnings.push(Warning::new(
                 codes::TANGENTS_NOT_SMOOTHED,
                 format!("calc_tangent_space: mesh {i}: {warning}"),

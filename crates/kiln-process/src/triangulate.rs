@@ -41,10 +41,9 @@ pub fn triangulate(scene: &mut Scene) -> Result<(), ProcessError> {
 }
 
 pub(crate) fn triangulate_unchecked(scene: &mut Scene) {
-    let mut scratch = Scratch::default();
-    for mesh in &mut scene.meshes {
-        triangulate_mesh(mesh, &mut scratch);
-    }
+    crate::each_mesh(&mut scene.meshes, |mesh| {
+        triangulate_mesh(mesh, &mut Scratch::default())
+    });
 }
 
 #[derive(Default)]

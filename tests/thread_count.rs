@@ -1,0 +1,51 @@
+//! The output does not depend on the number of threads (issue 12): the export-like benchmark
+//! model (four materials, so four meshes processed in parallel; 100 bones; a 300-frame clip;
+//! n-gons) converted in both layouts on rayon pools of 1, 2, 3 and 8 threads gives the same
+//! files, byte for byte.
+
+use kiln::{ConvertOptions, Layout};
+use kiln_testkit::fixtures::export_like::{ExportSpec, export_like_fbx};
+
+fn outputs(path: &std::path::Path, layout: Layout, threads: usize) -> Vec<(String, u64, usize)> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let prepared = pool
+        .install(|| kiln::prepare_file(path, &ConvertOptions::with_layout(layout)))
+        .unwrap();
+    prepared
+        .encoded
+        .files
+        .iter()
+        .map(|f| {
+            (
+                f.name.clone(),
+                xxhash_rust::xxh3::xxh3_64(&f.bytes),
+                f.bytes.len(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn same_bytes_with_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("body.fbx");
+    let (bytes, triangles) = export_like_fbx(ExportSpec::triangles(20_000));
+    assert!((19_000..21_000).contains(&triangles), "{triangles}");
+    std::fs::write(&path, bytes).unwrap();
+    for layout in [Layout::Classic, Layout::Kiln] {
+        let one = outputs(&path, layout, 1);
+        // The mesh, the material file and one clip at least, all with content.
+        assert!(one.len() >= 3, "{one:?}");
+        assert!(one.iter().all(|(_, _, len)| *len > 0), "{one:?}");
+        for threads in [2, 3, 8] {
+            assert_eq!(
+                outputs(&path, layout, threads),
+                one,
+                "{layout:?} with {threads} threads"
+            );
+        }
+    }
+}
