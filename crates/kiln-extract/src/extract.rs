@@ -324,9 +324,16 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
             plan.skin_slots.push(slot);
         }
     }
-    for plan in &plans {
-        let node = &scene.nodes[plan.node];
-        let influences = gather_influences(plan, &node.name, &mut out.warnings);
+    // Influences per part (in parallel), then the bone slots in part order (they create
+    // helper bones, so their order matters), then the vertices (in parallel).
+    let gathered = crate::par_map(&plans, |plan| {
+        let mut warnings = Vec::new();
+        let influences = gather_influences(plan, &scene.nodes[plan.node].name, &mut warnings);
+        (influences, warnings)
+    });
+    let mut lowered = Vec::with_capacity(plans.len());
+    for (plan, (influences, mut warnings)) in plans.iter().zip(gathered) {
+        out.warnings.append(&mut warnings);
         let needs_rigid = influences
             .as_ref()
             .is_none_or(|inf| inf.iter().any(|slots| !is_weighted(slots)));
@@ -335,13 +342,20 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
         } else {
             slots.bone_of[plan.node]
         };
-        let vertices = mesh_vertices(plan.mesh, rigid, influences.as_deref());
+        lowered.push((plan, rigid, influences));
+    }
+    let vertices = crate::par_map(&lowered, |(plan, rigid, influences)| {
+        mesh_vertices(plan.mesh, *rigid, influences.as_deref())
+    });
+    drop(lowered);
+    for (plan, vertices) in plans.into_iter().zip(vertices) {
+        let node = &scene.nodes[plan.node];
         out.model.meshes.push(MeshPart {
             name: node.name.clone(),
             vertices,
-            indices: plan.indices.clone(),
+            indices: plan.indices,
             bone_index: slots.bone_of[plan.node],
-            material_name: plan.material_name.clone(),
+            material_name: plan.material_name,
         });
     }
 

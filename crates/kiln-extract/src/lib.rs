@@ -16,12 +16,27 @@
 //! ([`ClipError`]) or a repair reported as a [`kiln_scene::Warning`] with a code from
 //! [`codes`], never a panic. Conventions: the scene uses column vectors, the engine data row
 //! vectors (`v' = v * M`), the same memory as glam's column-major matrices, so no matrix is
-//! transposed. `no_std` + `alloc`, no `unsafe`. See `docs/animation.md`.
+//! transposed. `no_std` + `alloc` (std with the `parallel` feature, which lowers mesh parts on rayon's
+//! pool with the same output), no `unsafe`. See `docs/animation.md`.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 extern crate alloc;
+#[cfg(feature = "parallel")]
+extern crate std;
+
+/// `items.iter().map(f).collect()`, on rayon's pool with the `parallel` feature; order kept.
+fn par_map<T: Sync, O: Send>(items: &[T], f: impl Fn(&T) -> O + Sync + Send) -> alloc::vec::Vec<O> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if items.len() > 1 {
+            return items.par_iter().map(f).collect();
+        }
+    }
+    items.iter().map(f).collect()
+}
 
 pub mod clip;
 pub mod codes;

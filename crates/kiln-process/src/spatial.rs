@@ -64,13 +64,38 @@ impl PositionGrid {
             let r = |a: usize| (k[a] - lo[a] + 1) as u64;
             (r(0) << (2 * BITS)) | (r(1) << BITS) | r(2)
         };
-        let mut pairs: Vec<(u64, u32)> = points
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.is_finite())
-            .map(|(i, &p)| (pack(key(p, inv_cell)), i as u32))
-            .collect();
-        pairs.sort_unstable();
+        // Sort (cell, id). When the cell and the id fit in 64 bits together (the usual case:
+        // about 14 bits per axis for Assimp's epsilon, 20 for a million vertices), one `u64`
+        // per point sorts twice as fast as a (key, id) pair.
+        let width = |a: usize| 64 - ((hi[a].max(lo[a]) - lo[a] + 2) as u64).leading_zeros();
+        let (bx, by, bz) = (width(0), width(1), width(2));
+        let bid = 64 - (points.len() as u64).leading_zeros();
+        let finite = points.iter().enumerate().filter(|(_, p)| p.is_finite());
+        let pairs: Vec<(u64, u32)> = if bx + by + bz + bid <= 64 {
+            let compact = |k: [i64; 3]| -> u64 {
+                let r = |a: usize| (k[a] - lo[a] + 1) as u64;
+                (((r(0) << by) | r(1)) << bz) | r(2)
+            };
+            let mut keys: Vec<u64> = finite
+                .map(|(i, &p)| (compact(key(p, inv_cell)) << bid) | i as u64)
+                .collect();
+            keys.sort_unstable();
+            let id_mask = (1u64 << bid) - 1;
+            let (my, mz) = ((1u64 << by) - 1, (1u64 << bz) - 1);
+            keys.into_iter()
+                .map(|k| {
+                    let c = k >> bid;
+                    let (x, y, z) = (c >> (by + bz), (c >> bz) & my, c & mz);
+                    ((x << (2 * BITS)) | (y << BITS) | z, (k & id_mask) as u32)
+                })
+                .collect()
+        } else {
+            let mut pairs: Vec<(u64, u32)> = finite
+                .map(|(i, &p)| (pack(key(p, inv_cell)), i as u32))
+                .collect();
+            pairs.sort_unstable();
+            pairs
+        };
         let mut cell_of = vec![u32::MAX; points.len()];
         let mut cells: Vec<u64> = Vec::new();
         let mut cell_first: Vec<u32> = Vec::new();
