@@ -48,6 +48,17 @@ pub struct Encoded {
 /// Encodes every output of `loaded`. A texture that cannot be read is left out with a
 /// warning; an output that cannot be encoded (a count past the layout's limits) is an error.
 pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
+    encode_parts(loaded, options, true)
+}
+
+/// [`encode`]; with `mesh_in_memory` false and the classic layout, the `.mesh` is left out of
+/// the files (the pipeline streams it to disk with `classic::write_mesh_to`, so a large model
+/// is not held twice). Nothing else changes, texture names included.
+pub(crate) fn encode_parts(
+    loaded: &Loaded,
+    options: &EncodeOptions,
+    mesh_in_memory: bool,
+) -> Result<Encoded> {
     let name = &loaded.name;
     let materials: Vec<MaterialData> = match &loaded.materials {
         Ok(m) => m.iter().map(|m| m.data.clone()).collect(),
@@ -56,6 +67,7 @@ pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
     let mut files = Vec::with_capacity(2 + loaded.clips.len());
     let mesh_name = format!("{name}.mesh");
     let mesh = match options.layout {
+        Layout::Classic if !mesh_in_memory => Vec::new(),
         Layout::Classic => kiln_format::classic::write_mesh(&loaded.model),
         Layout::Kiln => {
             let offsets = loaded.offsets_or_identity();
@@ -97,6 +109,9 @@ pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
         });
     }
     let mut warnings = Vec::new();
+    // Textures are told apart from the other outputs by name; the streamed mesh keeps its
+    // entry until then.
+    let streamed = options.layout == Layout::Classic && !mesh_in_memory;
     for m in loaded.materials.iter().flatten() {
         for tex in m.textures() {
             let file = tex.file_name().to_string();
@@ -110,6 +125,9 @@ pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
                 }
             }
         }
+    }
+    if streamed {
+        files.remove(0);
     }
     Ok(Encoded { files, warnings })
 }

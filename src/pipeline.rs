@@ -13,7 +13,7 @@ use std::time::Instant;
 use kiln_scene::Warning;
 
 use crate::codes;
-use crate::encode::{EncodeOptions, Encoded, Layout, encode};
+use crate::encode::{EncodeOptions, Encoded, Layout, encode_parts};
 use crate::error::{Error, Result};
 use crate::load::{LoadOptions, Loaded, load};
 
@@ -46,6 +46,14 @@ impl ConvertOptions {
 /// outputs after a power loss anyway (as ninja and cargo, which do not sync either). Syncing
 /// cost a quarter of a large model's conversion (62 MB of output: 210 ms of 620).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_atomically`] of whatever `write` writes into the temporary file.
+fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let file_name = path
         .file_name()
@@ -54,7 +62,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        write(&mut f)?;
         drop(f);
         fs::rename(&tmp, path)
     })();
@@ -123,8 +131,12 @@ pub struct Prepared {
     start: Instant,
     /// The loaded model (its warnings moved to [`Prepared::warnings`]).
     pub loaded: Loaded,
-    /// Its outputs (their warnings moved to [`Prepared::warnings`]).
+    /// Its outputs (their warnings moved to [`Prepared::warnings`]). In the classic layout the
+    /// `.mesh` is not among them: [`Prepared::write`] streams it from `loaded.model` (named in
+    /// [`Prepared::streamed_mesh`]), so that a large model is not held in memory twice.
     pub encoded: Encoded,
+    /// The file name of the `.mesh` written straight from the model, if any.
+    pub streamed_mesh: Option<String>,
     /// The loader's warnings, then the encoder's, then the pipeline's: the one list of them.
     pub warnings: Vec<Warning>,
 }
@@ -133,7 +145,10 @@ pub struct Prepared {
 pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
     let start = Instant::now();
     let mut loaded = load(path, &options.load)?;
-    let mut encoded = encode(&loaded, &options.encode).map_err(|e| e.with_path(path))?;
+    let stream = options.encode.layout == Layout::Classic;
+    let mut encoded =
+        encode_parts(&loaded, &options.encode, !stream).map_err(|e| e.with_path(path))?;
+    let streamed_mesh = stream.then(|| format!("{}.mesh", loaded.name));
     let mut warnings = std::mem::take(&mut loaded.warnings);
     warnings.append(&mut encoded.warnings);
     if loaded.model.meshes.is_empty() {
@@ -147,6 +162,7 @@ pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
         start,
         loaded,
         encoded,
+        streamed_mesh,
         warnings,
     })
 }
@@ -162,6 +178,16 @@ impl Prepared {
     pub fn write(self, out_dir: &Path) -> Result<Converted> {
         fs::create_dir_all(out_dir).map_err(|e| Error::CreateFolder(e).with_path(out_dir))?;
         let mut written = Vec::new();
+        if let Some(name) = &self.streamed_mesh {
+            let target = out_dir.join(name);
+            write_atomically_with(&target, |f| {
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+                kiln_format::classic::write_mesh_to(&self.loaded.model, &mut w)?;
+                w.flush()
+            })
+            .map_err(|e| Error::Write(e).with_path(&target))?;
+            written.push(target);
+        }
         for o in &self.encoded.files {
             let target = out_dir.join(&o.name);
             write_atomically(&target, &o.bytes).map_err(|e| Error::Write(e).with_path(&target))?;

@@ -6,23 +6,24 @@
 use kiln::{ConvertOptions, Layout};
 use kiln_testkit::fixtures::export_like::{ExportSpec, export_like_fbx};
 
+/// The files one conversion writes (name, hash, length), converted on a pool of `threads`.
 fn outputs(path: &std::path::Path, layout: Layout, threads: usize) -> Vec<(String, u64, usize)> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
-    let prepared = pool
-        .install(|| kiln::prepare_file(path, &ConvertOptions::with_layout(layout)))
+    let out = tempfile::tempdir().unwrap();
+    let done = pool
+        .install(|| kiln::convert_file(path, out.path(), &ConvertOptions::with_layout(layout)))
         .unwrap();
-    prepared
-        .encoded
-        .files
+    done.written
         .iter()
         .map(|f| {
+            let bytes = std::fs::read(f).unwrap();
             (
-                f.name.clone(),
-                xxhash_rust::xxh3::xxh3_64(&f.bytes),
-                f.bytes.len(),
+                f.file_name().unwrap().to_string_lossy().into_owned(),
+                xxhash_rust::xxh3::xxh3_64(&bytes),
+                bytes.len(),
             )
         })
         .collect()

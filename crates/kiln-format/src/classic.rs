@@ -45,25 +45,78 @@ const MIN_TRACK_SIZE: usize = 4 + 4;
 #[cfg(feature = "write")]
 pub fn write_mesh(model: &Model) -> Vec<u8> {
     let mut out = Vec::with_capacity(mesh_len(model));
-    put_count(&mut out, model.bones.len());
-    for bone in &model.bones {
-        put_i32(&mut out, bone.index);
-        put_i32(&mut out, bone.parent);
-        put_str(&mut out, &bone.name);
-        put_words(&mut out, &bone.transform[..]);
-    }
-    put_count(&mut out, model.meshes.len());
-    for mesh in &model.meshes {
-        put_str(&mut out, &mesh.name);
-        put_count(&mut out, mesh.vertices.len());
-        put_words(&mut out, &mesh.vertices);
-        put_count(&mut out, mesh.indices.len());
-        put_words(&mut out, &mesh.indices);
-        put_i32(&mut out, mesh.bone_index);
-        put_str(&mut out, &mesh.material_name);
-    }
+    emit_mesh(model, &mut out);
     debug_assert_eq!(out.len(), mesh_len(model));
     out
+}
+
+/// [`write_mesh`] straight into a writer, without the file in memory: the vertex and index
+/// arrays go to `out` as they lie in the model (one `write_all` each on little-endian
+/// targets), so a large model is not copied into a buffer of its own first. Give it a
+/// buffered writer: the small fields are written one by one.
+///
+/// # Panics
+/// As [`write_mesh`].
+#[cfg(all(feature = "write", feature = "std"))]
+pub fn write_mesh_to(model: &Model, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    let mut sink = IoSink { out, error: None };
+    emit_mesh(model, &mut sink);
+    match sink.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Where the writers put their bytes: a `Vec` or an `io::Write`.
+#[cfg(feature = "write")]
+trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+#[cfg(feature = "write")]
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// An `io::Write` as a [`Sink`]: the first error is kept and later bytes are dropped.
+#[cfg(all(feature = "write", feature = "std"))]
+struct IoSink<'a, W: std::io::Write> {
+    out: &'a mut W,
+    error: Option<std::io::Error>,
+}
+
+#[cfg(all(feature = "write", feature = "std"))]
+impl<W: std::io::Write> Sink for IoSink<'_, W> {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.error.is_none()
+            && let Err(e) = self.out.write_all(bytes)
+        {
+            self.error = Some(e);
+        }
+    }
+}
+
+#[cfg(feature = "write")]
+fn emit_mesh(model: &Model, out: &mut impl Sink) {
+    put_count(out, model.bones.len());
+    for bone in &model.bones {
+        put_i32(out, bone.index);
+        put_i32(out, bone.parent);
+        put_str(out, &bone.name);
+        put_words(out, &bone.transform[..]);
+    }
+    put_count(out, model.meshes.len());
+    for mesh in &model.meshes {
+        put_str(out, &mesh.name);
+        put_count(out, mesh.vertices.len());
+        put_words(out, &mesh.vertices);
+        put_count(out, mesh.indices.len());
+        put_words(out, &mesh.indices);
+        put_i32(out, mesh.bone_index);
+        put_str(out, &mesh.material_name);
+    }
 }
 
 /// Encodes a clip as a classic `.clip` file.
@@ -120,40 +173,40 @@ fn clip_len(clip: &Clip) -> usize {
 }
 
 #[cfg(feature = "write")]
-fn put_count(out: &mut Vec<u8>, n: usize) {
+fn put_count(out: &mut impl Sink, n: usize) {
     let n = u32::try_from(n).expect("the classic layout stores counts and lengths as u32");
-    out.extend_from_slice(&n.to_le_bytes());
+    out.put(&n.to_le_bytes());
 }
 
 #[cfg(feature = "write")]
-fn put_i32(out: &mut Vec<u8>, v: i32) {
-    out.extend_from_slice(&v.to_le_bytes());
+fn put_i32(out: &mut impl Sink, v: i32) {
+    out.put(&v.to_le_bytes());
 }
 
 #[cfg(feature = "write")]
-fn put_str(out: &mut Vec<u8>, s: &str) {
+fn put_str(out: &mut impl Sink, s: &str) {
     put_count(out, s.len());
-    out.extend_from_slice(s.as_bytes());
+    out.put(s.as_bytes());
 }
 
 /// Appends items made only of 4-byte words (`f32`, `u32`, [`Vertex`], [`Keyframe`]) in
 /// little-endian order: one copy on little-endian targets.
 #[cfg(all(feature = "write", target_endian = "little"))]
-fn put_words<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
+fn put_words<T: bytemuck::Pod>(out: &mut impl Sink, items: &[T]) {
     const { assert!(core::mem::size_of::<T>().is_multiple_of(4) && core::mem::align_of::<T>() == 4) };
-    out.extend_from_slice(bytemuck::cast_slice(items));
+    out.put(bytemuck::cast_slice(items));
 }
 
 #[cfg(all(feature = "write", target_endian = "big"))]
-fn put_words<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
+fn put_words<T: bytemuck::Pod>(out: &mut impl Sink, items: &[T]) {
     put_words_portable(out, items);
 }
 
 /// [`put_words`] for any byte order: word by word.
 #[cfg(all(feature = "write", any(test, target_endian = "big")))]
-fn put_words_portable<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
+fn put_words_portable<T: bytemuck::Pod>(out: &mut impl Sink, items: &[T]) {
     for word in bytemuck::cast_slice::<T, u32>(items) {
-        out.extend_from_slice(&word.to_le_bytes());
+        out.put(&word.to_le_bytes());
     }
 }
 

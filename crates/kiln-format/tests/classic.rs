@@ -584,3 +584,35 @@ proptest! {
         }
     }
 }
+
+/// The streaming writer gives the same bytes as the in-memory one, and reports the writer's
+/// error instead of losing it.
+#[test]
+fn streaming_mesh_writer_matches_and_reports_errors() {
+    let model = small_model();
+    let mut streamed = Vec::new();
+    kiln_format::classic::write_mesh_to(&model, &mut std::io::BufWriter::new(&mut streamed))
+        .unwrap();
+    assert_eq!(streamed, kiln_format::classic::write_mesh(&model));
+    assert_eq!(streamed, golden(SMALL_MESH_HEX));
+
+    /// Accepts `room` bytes, then fails.
+    struct Full {
+        room: usize,
+    }
+    impl std::io::Write for Full {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.room == 0 {
+                return Err(std::io::Error::other("disk full"));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let e = kiln_format::classic::write_mesh_to(&model, &mut Full { room: 10 }).unwrap_err();
+    assert_eq!(e.to_string(), "disk full");
+}
