@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use kiln_scene::{Mesh, NodeId, PrimitiveTypes, UvChannel, Vec3, Vec4, Warning};
 
-use super::skin::bones_for;
+use super::skin::{bones_for, split_bones};
 use super::{Cluster, Converter, Model};
 use crate::codes;
 use crate::geometry::{GeometryOptions, MeshGeometry};
@@ -151,15 +151,31 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                     .at(d),
                 );
             }
+            // The parts, by first appearance; their skin weights are split in one pass over
+            // the clusters when the first part is built (see `split_bones`).
+            let mut parts: Vec<i32> = Vec::new();
+            for &m in &mats[..n] {
+                if !parts.contains(&m) {
+                    parts.push(m);
+                }
+            }
+            let mut split = Split {
+                parts: &parts,
+                bones: None,
+            };
             for &m in &mats[..n] {
                 if !seen.contains(&m) {
                     seen.push(m);
-                    out.push(self.convert_mesh_part(&geo, &obj, model, node, Some(m)));
+                    out.push(self.convert_mesh_part(&geo, &obj, model, node, Some(m), &mut split));
                 }
             }
             out
         } else {
-            vec![self.convert_mesh_part(&geo, &obj, model, node, None)]
+            let mut split = Split {
+                parts: &[],
+                bones: None,
+            };
+            vec![self.convert_mesh_part(&geo, &obj, model, node, None, &mut split)]
         };
         self.meshes_converted.insert(gid, out.clone());
         out
@@ -233,6 +249,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         model: &Model<'d, 'a>,
         node: NodeId,
         material: Option<i32>,
+        split: &mut Split<'_>,
     ) -> usize {
         let name = self.mesh_name(obj, node);
         // Material.
@@ -256,16 +273,62 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         });
         let pk = picked.as_deref();
         // The vertex attributes and the skin weights are independent: built side by side.
-        let (mut mesh, bones) = par::join(
-            || mesh_attributes(geo, material, pk),
-            || clusters.map(|c| bones_for(geo, c, material, pk)),
-        );
+        // A geometry split by material has its weights split for all parts at once, with the
+        // first part's attributes.
+        let part = material.and_then(|m| split.parts.iter().position(|&p| p == m));
+        let (mut mesh, bones) = match (part, clusters) {
+            (Some(k), Some(c)) => {
+                if split.bones.is_none() {
+                    let (mesh, all) = par::join(
+                        || mesh_attributes(geo, material, pk),
+                        || split_bones(geo, c, split.parts),
+                    );
+                    split.bones = Some(all);
+                    let bones = split.bones.as_mut().map(|b| std::mem::take(&mut b[k]));
+                    (mesh, bones)
+                } else {
+                    let bones = split.bones.as_mut().map(|b| std::mem::take(&mut b[k]));
+                    (mesh_attributes(geo, material, pk), bones)
+                }
+            }
+            _ => par::join(
+                || mesh_attributes(geo, material, pk),
+                || clusters.map(|c| bones_for(geo, c, material, pk)),
+            ),
+        };
+        // Every test build checks the one-pass split against the per-part pass.
+        #[cfg(debug_assertions)]
+        if let (Some(_), Some(b), Some(c)) = (part, &bones, clusters) {
+            let bits = |bones: &[kiln_scene::Bone]| -> Vec<(String, Vec<u32>, Vec<(u32, u32)>)> {
+                bones
+                    .iter()
+                    .map(|b| {
+                        (
+                            b.name.clone(),
+                            b.offset_matrix.to_cols_array().map(f32::to_bits).to_vec(),
+                            b.weights
+                                .iter()
+                                .map(|w| (w.vertex, w.weight.to_bits()))
+                                .collect(),
+                        )
+                    })
+                    .collect()
+            };
+            assert_eq!(bits(b), bits(&bones_for(geo, c, material, pk)));
+        }
         mesh.name = name;
         mesh.material = material_index;
         mesh.bones = bones.unwrap_or_default();
         self.scene.meshes.push(mesh);
         self.scene.meshes.len() - 1
     }
+}
+
+/// The parts of a geometry split by material (material indices by first appearance) and,
+/// once the first part is built, every part's skin bones.
+struct Split<'p> {
+    parts: &'p [i32],
+    bones: Option<Vec<Vec<kiln_scene::Bone>>>,
 }
 
 /// The vertex attributes and faces of one output mesh: the corners `picked` of the

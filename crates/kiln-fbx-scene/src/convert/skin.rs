@@ -235,3 +235,98 @@ pub(super) fn bones_for(
     }
     bones
 }
+
+/// [`bones_for`] for every part of a geometry split by material at once: `parts` are the
+/// parts' material indices, the result has one bone list per part, each equal to
+/// `bones_for(geo, clusters, Some(parts[k]), picked_k)` (same bones, same weights in the same
+/// order), from one pass over the clusters' weights instead of one pass per part.
+pub(super) fn split_bones(
+    geo: &MeshGeometry<'_>,
+    clusters: &[Cluster<'_>],
+    parts: &[i32],
+) -> Vec<Vec<Bone>> {
+    // Part and vertex within it of every corner (`u32::MAX`: in no part), in face order as
+    // the parts pick their corners.
+    let corner_count = geo.corner_count();
+    let part_and_vertex = || {
+        let mut part_of = vec![u32::MAX; corner_count];
+        let mut vertex_of = vec![0u32; corner_count];
+        let mut next = vec![0u32; parts.len()];
+        let mut cursor = 0usize;
+        for (f, &n) in geo.faces.iter().enumerate() {
+            let part = geo
+                .materials
+                .get(f)
+                .and_then(|m| parts.iter().position(|p| p == m));
+            for c in cursor..cursor + n as usize {
+                if let (Some(p), Some(slot)) = (part, part_of.get_mut(c)) {
+                    *slot = p as u32;
+                    vertex_of[c] = next[p];
+                    next[p] += 1;
+                }
+            }
+            cursor += n as usize;
+        }
+        (part_of, vertex_of)
+    };
+    let ((offsets, point_corners), (part_of, vertex_of)) =
+        par::join(|| geo.point_corners(), part_and_vertex);
+    let corners_of = |index: i32| -> &[u32] {
+        match usize::try_from(index)
+            .ok()
+            .filter(|&p| p < geo.control_points)
+        {
+            Some(cp) => &point_corners[offsets[cp] as usize..offsets[cp + 1] as usize],
+            None => &[],
+        }
+    };
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    let source: Vec<usize> = clusters
+        .iter()
+        .enumerate()
+        .map(|(i, cl)| *first.entry(cl.bone.as_str()).or_insert(i))
+        .collect();
+    let todo: Vec<usize> = (0..clusters.len()).filter(|&i| source[i] == i).collect();
+    let weights = par::map(&todo, |&i| {
+        let cl = &clusters[i];
+        let mut per_part: Vec<Vec<VertexWeight>> = vec![Vec::new(); parts.len()];
+        for (index, w) in cl.indices.iter().zip(cl.weights.iter()) {
+            for &corner in corners_of(index) {
+                let part = part_of.get(corner as usize).copied().unwrap_or(u32::MAX);
+                if part != u32::MAX {
+                    per_part[part as usize].push(VertexWeight {
+                        vertex: vertex_of[corner as usize],
+                        weight: w,
+                    });
+                }
+            }
+        }
+        per_part
+    });
+    let mut made: Vec<Option<Vec<Vec<VertexWeight>>>> = vec![None; clusters.len()];
+    for (i, w) in todo.into_iter().zip(weights) {
+        made[i] = Some(w);
+    }
+    (0..parts.len())
+        .map(|k| {
+            let mut bones: Vec<Bone> = Vec::with_capacity(clusters.len());
+            for (i, cl) in clusters.iter().enumerate() {
+                let src = source[i];
+                if src != i {
+                    let again = bones[src].clone();
+                    bones.push(again);
+                    continue;
+                }
+                bones.push(Bone {
+                    name: cl.bone.clone(),
+                    offset_matrix: cl.transform.to_glam(),
+                    weights: made[i]
+                        .as_mut()
+                        .map(|w| std::mem::take(&mut w[k]))
+                        .unwrap_or_default(),
+                });
+            }
+            bones
+        })
+        .collect()
+}
