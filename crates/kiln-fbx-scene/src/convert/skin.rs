@@ -289,7 +289,17 @@ pub(super) fn split_bones(
     let todo: Vec<usize> = (0..clusters.len()).filter(|&i| source[i] == i).collect();
     let weights = par::map(&todo, |&i| {
         let cl = &clusters[i];
-        let mut per_part: Vec<Vec<VertexWeight>> = vec![Vec::new(); parts.len()];
+        // Counted first, so that each list is allocated once at its size.
+        let mut count = vec![0usize; parts.len()];
+        for index in cl.indices.iter() {
+            for &corner in corners_of(index) {
+                if let Some(&p) = part_of.get(corner as usize).filter(|&&p| p != u32::MAX) {
+                    count[p as usize] += 1;
+                }
+            }
+        }
+        let mut per_part: Vec<Vec<VertexWeight>> =
+            count.into_iter().map(Vec::with_capacity).collect();
         for (index, w) in cl.indices.iter().zip(cl.weights.iter()) {
             for &corner in corners_of(index) {
                 let part = part_of.get(corner as usize).copied().unwrap_or(u32::MAX);
