@@ -48,17 +48,43 @@ pub struct Encoded {
 /// Encodes every output of `loaded`. A texture that cannot be read is left out with a
 /// warning; an output that cannot be encoded (a count past the layout's limits) is an error.
 pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
-    encode_parts(loaded, options, true)
+    // In memory, the mesh is among the files: no stream comes back.
+    let (encoded, _) = encode_parts(loaded, options, true)?;
+    Ok(encoded)
 }
 
-/// [`encode`]; with `mesh_in_memory` false and the classic layout, the `.mesh` is left out of
-/// the files (the pipeline streams it to disk with `classic::write_mesh_to`, so a large model
-/// is not held twice). Nothing else changes, texture names included.
+/// A `.mesh` left out of [`Encoded::files`] to be streamed to disk at write time, so that a
+/// large model's file is never held whole in memory beside the model.
+#[derive(Debug)]
+pub(crate) enum MeshStream {
+    /// The classic layout, written from the model's arrays (`classic::write_mesh_to`).
+    Classic,
+    /// The kiln layout, checked and encoded section by section (`kiln::MeshFile`).
+    Kiln(kiln_format::kiln::MeshFile),
+}
+
+impl MeshStream {
+    /// Writes the mesh of `loaded` to `out`.
+    pub(crate) fn write_to(
+        &self,
+        loaded: &Loaded,
+        out: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
+        match self {
+            MeshStream::Classic => kiln_format::classic::write_mesh_to(&loaded.model, out),
+            MeshStream::Kiln(file) => file.write_to(out),
+        }
+    }
+}
+
+/// [`encode`]; with `mesh_in_memory` false the `.mesh` is left out of the files and given
+/// back as a [`MeshStream`] (its checks and encoding errors still happen here). Nothing else
+/// changes, texture names included.
 pub(crate) fn encode_parts(
     loaded: &Loaded,
     options: &EncodeOptions,
     mesh_in_memory: bool,
-) -> Result<Encoded> {
+) -> Result<(Encoded, Option<MeshStream>)> {
     let name = &loaded.name;
     let materials: Vec<MaterialData> = match &loaded.materials {
         Ok(m) => m.iter().map(|m| m.data.clone()).collect(),
@@ -66,12 +92,12 @@ pub(crate) fn encode_parts(
     };
     let mut files = Vec::with_capacity(2 + loaded.clips.len());
     let mesh_name = format!("{name}.mesh");
-    let mesh = match options.layout {
-        Layout::Classic if !mesh_in_memory => Vec::new(),
-        Layout::Classic => kiln_format::classic::write_mesh(&loaded.model),
+    let (mesh, stream) = match options.layout {
+        Layout::Classic if !mesh_in_memory => (Vec::new(), Some(MeshStream::Classic)),
+        Layout::Classic => (kiln_format::classic::write_mesh(&loaded.model), None),
         Layout::Kiln => {
             let offsets = loaded.offsets_or_identity();
-            kiln_format::kiln::write_mesh(
+            let file = kiln_format::kiln::encode_mesh(
                 &loaded.model,
                 &materials,
                 &kiln_format::kiln::MeshOptions {
@@ -82,7 +108,12 @@ pub(crate) fn encode_parts(
             .map_err(|source| Error::Encode {
                 file: mesh_name.clone(),
                 source,
-            })?
+            })?;
+            if mesh_in_memory {
+                (file.into_bytes(), None)
+            } else {
+                (Vec::new(), Some(MeshStream::Kiln(file)))
+            }
         }
     };
     files.push(OutputFile {
@@ -111,7 +142,7 @@ pub(crate) fn encode_parts(
     let mut warnings = Vec::new();
     // Textures are told apart from the other outputs by name; the streamed mesh keeps its
     // entry until then.
-    let streamed = options.layout == Layout::Classic && !mesh_in_memory;
+    let streamed = stream.is_some();
     for m in loaded.materials.iter().flatten() {
         for tex in m.textures() {
             let file = tex.file_name().to_string();
@@ -129,5 +160,5 @@ pub(crate) fn encode_parts(
     if streamed {
         files.remove(0);
     }
-    Ok(Encoded { files, warnings })
+    Ok((Encoded { files, warnings }, stream))
 }

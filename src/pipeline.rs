@@ -13,7 +13,7 @@ use std::time::Instant;
 use kiln_scene::Warning;
 
 use crate::codes;
-use crate::encode::{EncodeOptions, Encoded, Layout, encode_parts};
+use crate::encode::{EncodeOptions, Encoded, Layout, MeshStream, encode_parts};
 use crate::error::{Error, Result};
 use crate::load::{LoadOptions, Loaded, load};
 
@@ -44,7 +44,7 @@ impl ConvertOptions {
 ///
 /// No `fsync`: what the rename promises holds without it, and a build system regenerates its
 /// outputs after a power loss anyway (as ninja and cargo, which do not sync either). Syncing
-/// cost a quarter of a large model's conversion (62 MB of output: 210 ms of 620).
+/// cost a third of a large model's conversion (62 MB of output: 210 ms of 620).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomically_with(path, |f| f.write_all(bytes))
 }
@@ -131,12 +131,13 @@ pub struct Prepared {
     start: Instant,
     /// The loaded model (its warnings moved to [`Prepared::warnings`]).
     pub loaded: Loaded,
-    /// Its outputs (their warnings moved to [`Prepared::warnings`]). In the classic layout the
-    /// `.mesh` is not among them: [`Prepared::write`] streams it from `loaded.model` (named in
-    /// [`Prepared::streamed_mesh`]), so that a large model is not held in memory twice.
+    /// Its outputs but the `.mesh` (their warnings moved to [`Prepared::warnings`]):
+    /// [`Prepared::write`] streams the mesh to disk (named in [`Prepared::streamed_mesh`]),
+    /// so that a large model's file is never held whole in memory beside the model.
     pub encoded: Encoded,
-    /// The file name of the `.mesh` written straight from the model, if any.
-    pub streamed_mesh: Option<String>,
+    /// The file name of the `.mesh` [`Prepared::write`] streams.
+    pub streamed_mesh: String,
+    mesh: MeshStream,
     /// The loader's warnings, then the encoder's, then the pipeline's: the one list of them.
     pub warnings: Vec<Warning>,
 }
@@ -145,10 +146,10 @@ pub struct Prepared {
 pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
     let start = Instant::now();
     let mut loaded = load(path, &options.load)?;
-    let stream = options.encode.layout == Layout::Classic;
-    let mut encoded =
-        encode_parts(&loaded, &options.encode, !stream).map_err(|e| e.with_path(path))?;
-    let streamed_mesh = stream.then(|| format!("{}.mesh", loaded.name));
+    let (mut encoded, mesh) =
+        encode_parts(&loaded, &options.encode, false).map_err(|e| e.with_path(path))?;
+    let mesh = mesh.expect("encode_parts streams the mesh when asked to");
+    let streamed_mesh = format!("{}.mesh", loaded.name);
     let mut warnings = std::mem::take(&mut loaded.warnings);
     warnings.append(&mut encoded.warnings);
     if loaded.model.meshes.is_empty() {
@@ -163,6 +164,7 @@ pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
         loaded,
         encoded,
         streamed_mesh,
+        mesh,
         warnings,
     })
 }
@@ -178,16 +180,14 @@ impl Prepared {
     pub fn write(self, out_dir: &Path) -> Result<Converted> {
         fs::create_dir_all(out_dir).map_err(|e| Error::CreateFolder(e).with_path(out_dir))?;
         let mut written = Vec::new();
-        if let Some(name) = &self.streamed_mesh {
-            let target = out_dir.join(name);
-            write_atomically_with(&target, |f| {
-                let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
-                kiln_format::classic::write_mesh_to(&self.loaded.model, &mut w)?;
-                w.flush()
-            })
-            .map_err(|e| Error::Write(e).with_path(&target))?;
-            written.push(target);
-        }
+        let target = out_dir.join(&self.streamed_mesh);
+        write_atomically_with(&target, |f| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+            self.mesh.write_to(&self.loaded, &mut w)?;
+            w.flush()
+        })
+        .map_err(|e| Error::Write(e).with_path(&target))?;
+        written.push(target);
         for o in &self.encoded.files {
             let target = out_dir.join(&o.name);
             write_atomically(&target, &o.bytes).map_err(|e| Error::Write(e).with_path(&target))?;

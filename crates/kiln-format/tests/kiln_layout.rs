@@ -870,3 +870,43 @@ fn clip_errors() {
         LayoutError::InvalidUtf8 { .. }
     ));
 }
+
+/// The streamed file is the in-memory one, byte for byte, quantised or not, and a writer's
+/// error comes back.
+#[cfg(feature = "std")]
+#[test]
+fn streamed_mesh_is_the_same_bytes() {
+    let (model, materials) = sample_model();
+    for quantize in [
+        Quantize::None,
+        Quantize::Attributes,
+        Quantize::AttributesAndPositions,
+    ] {
+        let options = MeshOptions {
+            quantize,
+            ..MeshOptions::default()
+        };
+        let file = kiln_format::kiln::encode_mesh(&model, &materials, &options).unwrap();
+        let mut streamed = Vec::new();
+        file.write_to(&mut streamed).unwrap();
+        assert_eq!(streamed.len(), file.len());
+        let bytes = write_mesh(&model, &materials, &options).unwrap();
+        assert_eq!(streamed, bytes, "{quantize:?}");
+        assert_eq!(file.into_bytes(), bytes);
+        kiln_format::kiln::verify_checksum(&streamed).unwrap();
+    }
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("broken pipe"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let file = kiln_format::kiln::encode_mesh(&model, &materials, &MeshOptions::default()).unwrap();
+    assert_eq!(
+        file.write_to(&mut Broken).unwrap_err().to_string(),
+        "broken pipe"
+    );
+}

@@ -29,7 +29,7 @@ pub use view::{
     Sections, TexCoords, Weights, checksum, verify_checksum,
 };
 #[cfg(feature = "write")]
-pub use write::{MeshOptions, Quantize, write_clip, write_mesh};
+pub use write::{MeshFile, MeshOptions, Quantize, encode_mesh, write_clip, write_mesh};
 
 use alloc::vec::Vec;
 

@@ -43,6 +43,56 @@ pub fn write_mesh(
     materials: &[MaterialData],
     options: &MeshOptions<'_>,
 ) -> Result<Vec<u8>, WriteError> {
+    Ok(encode_mesh(model, materials, options)?.into_bytes())
+}
+
+/// A kiln-layout `.mesh` checked and encoded section by section, not yet laid out as one
+/// buffer: [`MeshFile::write_to`] streams it to a writer (so a large model's file is never
+/// held whole in memory), [`MeshFile::into_bytes`] gives [`write_mesh`]'s bytes.
+#[derive(Debug)]
+pub struct MeshFile {
+    file: FileBuilder,
+}
+
+impl MeshFile {
+    /// The file's size in bytes.
+    pub fn len(&self) -> usize {
+        self.file.layout().1
+    }
+
+    /// Whether the file is empty (never: it has a header).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The file's bytes, as [`write_mesh`] gives them.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.file.finish()
+    }
+
+    /// Writes the file's bytes to `out` (the same as [`MeshFile::into_bytes`]). Two passes
+    /// over the sections: the checksum, then the bytes.
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let sum = self.file.checksum();
+        let mut error = None;
+        self.file.emit(sum, &mut |bytes: &[u8]| {
+            if error.is_none()
+                && let Err(e) = out.write_all(bytes)
+            {
+                error = Some(e);
+            }
+        });
+        error.map_or(Ok(()), Err)
+    }
+}
+
+/// [`write_mesh`]'s checks and encoding, without laying the file out: see [`MeshFile`].
+pub fn encode_mesh(
+    model: &Model,
+    materials: &[MaterialData],
+    options: &MeshOptions<'_>,
+) -> Result<MeshFile, WriteError> {
     let mut strings = Strings::default();
     let bone_count = count_u32("bones", model.bones.len())?;
 
@@ -184,76 +234,67 @@ pub fn write_mesh(
     }
     match &bounds {
         Some(q) if quantize_positions => {
-            let data: Vec<[u16; 4]> = vertices()
-                .map(|v| {
-                    let c = |a: usize| {
-                        unorm16_encode(v.position[a], q.position_min[a], q.position_extent[a])
-                    };
-                    [c(0), c(1), c(2), 0]
-                })
-                .collect();
-            out.push(kind::POSITIONS_UNORM16, &data);
+            let data = vertices().map(|v| {
+                let c = |a: usize| {
+                    unorm16_encode(v.position[a], q.position_min[a], q.position_extent[a])
+                };
+                [c(0), c(1), c(2), 0]
+            });
+            out.push_iter(kind::POSITIONS_UNORM16, vertex_total, data);
         }
         _ => {
-            let data: Vec<[f32; 3]> = vertices().map(|v| v.position).collect();
-            out.push(kind::POSITIONS_F32, &data);
+            out.push_iter(
+                kind::POSITIONS_F32,
+                vertex_total,
+                vertices().map(|v| v.position),
+            );
         }
     }
     match &bounds {
         Some(q) => {
-            let n: Vec<[i16; 2]> = vertices().map(|v| oct_encode(v.normal)).collect();
-            out.push(kind::NORMALS_OCT16, &n);
-            let t: Vec<[i16; 2]> = vertices().map(|v| oct_encode(v.tangent)).collect();
-            out.push(kind::TANGENTS_OCT16, &t);
-            let uv: Vec<[u16; 2]> = vertices()
-                .map(|v| {
-                    [
-                        unorm16_encode(v.uv[0], q.uv_min[0], q.uv_extent[0]),
-                        unorm16_encode(v.uv[1], q.uv_min[1], q.uv_extent[1]),
-                    ]
-                })
-                .collect();
-            out.push(kind::UVS_UNORM16, &uv);
+            let n = vertices().map(|v| oct_encode(v.normal));
+            out.push_iter(kind::NORMALS_OCT16, vertex_total, n);
+            let t = vertices().map(|v| oct_encode(v.tangent));
+            out.push_iter(kind::TANGENTS_OCT16, vertex_total, t);
+            let uv = vertices().map(|v| {
+                [
+                    unorm16_encode(v.uv[0], q.uv_min[0], q.uv_extent[0]),
+                    unorm16_encode(v.uv[1], q.uv_min[1], q.uv_extent[1]),
+                ]
+            });
+            out.push_iter(kind::UVS_UNORM16, vertex_total, uv);
         }
         None => {
-            let n: Vec<[f32; 3]> = vertices().map(|v| v.normal).collect();
-            out.push(kind::NORMALS_F32, &n);
-            let t: Vec<[f32; 3]> = vertices().map(|v| v.tangent).collect();
-            out.push(kind::TANGENTS_F32, &t);
-            let uv: Vec<[f32; 2]> = vertices().map(|v| v.uv).collect();
-            out.push(kind::UVS_F32, &uv);
+            out.push_iter(
+                kind::NORMALS_F32,
+                vertex_total,
+                vertices().map(|v| v.normal),
+            );
+            out.push_iter(
+                kind::TANGENTS_F32,
+                vertex_total,
+                vertices().map(|v| v.tangent),
+            );
+            out.push_iter(kind::UVS_F32, vertex_total, vertices().map(|v| v.uv));
         }
     }
-    let joints: Vec<[u16; 4]> = vertices()
-        .map(|v| v.blend_indices.map(|j| j as u16))
-        .collect();
-    out.push(kind::JOINTS_U16, &joints);
+    let joints = vertices().map(|v| v.blend_indices.map(|j| j as u16));
+    out.push_iter(kind::JOINTS_U16, vertex_total, joints);
     if quantize_attributes {
-        let w: Vec<[u8; 4]> = vertices()
-            .map(|v| weights_encode(v.blend_weights))
-            .collect();
-        out.push(kind::WEIGHTS_UNORM8, &w);
+        let w = vertices().map(|v| weights_encode(v.blend_weights));
+        out.push_iter(kind::WEIGHTS_UNORM8, vertex_total, w);
     } else {
-        let w: Vec<[f32; 4]> = vertices().map(|v| v.blend_weights).collect();
-        out.push(kind::WEIGHTS_F32, &w);
+        let w = vertices().map(|v| v.blend_weights);
+        out.push_iter(kind::WEIGHTS_F32, vertex_total, w);
     }
+    let indices = || model.meshes.iter().flat_map(|m| m.indices.iter().copied());
     if max_index <= u16::MAX as u32 {
-        let idx: Vec<u16> = model
-            .meshes
-            .iter()
-            .flat_map(|m| m.indices.iter().map(|&i| i as u16))
-            .collect();
-        out.push(kind::INDICES_U16, &idx);
+        out.push_iter(kind::INDICES_U16, index_total, indices().map(|i| i as u16));
     } else {
-        let idx: Vec<u32> = model
-            .meshes
-            .iter()
-            .flat_map(|m| m.indices.iter().copied())
-            .collect();
-        out.push(kind::INDICES_U32, &idx);
+        out.push_iter(kind::INDICES_U32, index_total, indices());
     }
     out.push_strings(strings)?;
-    Ok(out.finish())
+    Ok(MeshFile { file: out })
 }
 
 /// Encodes a clip as a kiln-layout `.clip`: one key per bone per frame, frame-major.
@@ -534,6 +575,7 @@ impl Strings {
 }
 
 /// Lays sections out after the header and the table, each at the next multiple of 16.
+#[derive(Debug)]
 struct FileBuilder {
     magic: [u8; 8],
     sections: Vec<(u32, u32, u32, Vec<u8>)>,
@@ -549,14 +591,26 @@ impl FileBuilder {
 
     /// Adds a section of `items` (whose count the caller has checked fits a `u32`).
     fn push<T: bytemuck::Pod>(&mut self, kind: u32, items: &[T]) {
+        self.push_iter(kind, items.len(), items.iter().copied());
+    }
+
+    /// Adds a section of the `count` items of `items`, encoded straight into the section's
+    /// bytes (no array of items first).
+    fn push_iter<T: bytemuck::Pod>(
+        &mut self,
+        kind: u32,
+        count: usize,
+        items: impl Iterator<Item = T>,
+    ) {
         let size = core::mem::size_of::<T>() as u32;
         debug_assert_eq!(element_size_of(kind), Some(size));
-        self.sections.push((
-            kind,
-            size,
-            items.len() as u32,
-            bytemuck::cast_slice(items).to_vec(),
-        ));
+        let mut bytes = Vec::with_capacity(count * size as usize);
+        for item in items {
+            bytes.extend_from_slice(bytemuck::bytes_of(&item));
+        }
+        debug_assert_eq!(bytes.len(), count * size as usize);
+        self.sections
+            .push((kind, size, (bytes.len() / size as usize) as u32, bytes));
     }
 
     fn push_strings(&mut self, s: Strings) -> Result<(), WriteError> {
@@ -565,7 +619,8 @@ impl FileBuilder {
         Ok(())
     }
 
-    fn finish(self) -> Vec<u8> {
+    /// Each section's offset, and the file's size.
+    fn layout(&self) -> (Vec<usize>, usize) {
         let align = |n: usize| n.div_ceil(ALIGNMENT) * ALIGNMENT;
         let table_end = HEADER_SIZE + SECTION_ENTRY_SIZE * self.sections.len();
         let mut offsets = Vec::with_capacity(self.sections.len());
@@ -575,27 +630,54 @@ impl FileBuilder {
             offsets.push(start);
             end = start + bytes.len();
         }
-        let mut out = Vec::with_capacity(end);
-        out.extend_from_slice(&self.magic);
-        out.extend_from_slice(&0u64.to_le_bytes());
-        out.extend_from_slice(&VERSION_MAJOR.to_le_bytes());
-        out.extend_from_slice(&VERSION_MINOR.to_le_bytes());
-        out.extend_from_slice(&(self.sections.len() as u32).to_le_bytes());
-        out.extend_from_slice(&(end as u64).to_le_bytes());
+        (offsets, end)
+    }
+
+    /// The file's bytes in order, in pieces, with `checksum` at offset 8.
+    fn emit(&self, checksum: u64, sink: &mut impl FnMut(&[u8])) {
+        let (offsets, end) = self.layout();
+        sink(&self.magic);
+        sink(&checksum.to_le_bytes());
+        sink(&VERSION_MAJOR.to_le_bytes());
+        sink(&VERSION_MINOR.to_le_bytes());
+        sink(&(self.sections.len() as u32).to_le_bytes());
+        sink(&(end as u64).to_le_bytes());
         for ((kind, size, count, bytes), &offset) in self.sections.iter().zip(&offsets) {
-            out.extend_from_slice(&kind.to_le_bytes());
-            out.extend_from_slice(&0u32.to_le_bytes());
-            out.extend_from_slice(&(offset as u64).to_le_bytes());
-            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-            out.extend_from_slice(&size.to_le_bytes());
-            out.extend_from_slice(&count.to_le_bytes());
+            sink(&kind.to_le_bytes());
+            sink(&0u32.to_le_bytes());
+            sink(&(offset as u64).to_le_bytes());
+            sink(&(bytes.len() as u64).to_le_bytes());
+            sink(&size.to_le_bytes());
+            sink(&count.to_le_bytes());
         }
+        let mut at = HEADER_SIZE + SECTION_ENTRY_SIZE * self.sections.len();
+        let zeros = [0u8; ALIGNMENT];
         for ((_, _, _, bytes), &offset) in self.sections.iter().zip(&offsets) {
-            out.resize(offset, 0);
-            out.extend_from_slice(bytes);
+            sink(&zeros[..offset - at]);
+            sink(bytes);
+            at = offset + bytes.len();
         }
-        let sum = super::checksum(&out);
-        out[8..16].copy_from_slice(&sum.to_le_bytes());
+    }
+
+    /// XXH3-64 of the file from byte 16 on (what [`super::checksum`] computes), streamed.
+    fn checksum(&self) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
+        let mut skip = CHECKSUM_START;
+        self.emit(0, &mut |bytes: &[u8]| {
+            let cut = skip.min(bytes.len());
+            skip -= cut;
+            hasher.update(&bytes[cut..]);
+        });
+        hasher.digest()
+    }
+
+    fn finish(self) -> Vec<u8> {
+        let (_, end) = self.layout();
+        let sum = self.checksum();
+        let mut out = Vec::with_capacity(end);
+        self.emit(sum, &mut |bytes: &[u8]| out.extend_from_slice(bytes));
+        debug_assert_eq!(out.len(), end);
+        debug_assert_eq!(super::checksum(&out), sum);
         out
     }
 }
