@@ -299,7 +299,8 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         // Every test build checks the one-pass split against the per-part pass.
         #[cfg(debug_assertions)]
         if let (Some(_), Some(b), Some(c)) = (part, &bones, clusters) {
-            let bits = |bones: &[kiln_scene::Bone]| -> Vec<(String, Vec<u32>, Vec<(u32, u32)>)> {
+            type Bits = (String, Vec<u32>, Vec<(u32, u32)>);
+            let bits = |bones: &[kiln_scene::Bone]| -> Vec<Bits> {
                 bones
                     .iter()
                     .map(|b| {

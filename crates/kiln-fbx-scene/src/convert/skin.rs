@@ -258,10 +258,16 @@ pub(super) fn split_bones(
                 .materials
                 .get(f)
                 .and_then(|m| parts.iter().position(|p| p == m));
-            for c in cursor..cursor + n as usize {
-                if let (Some(p), Some(slot)) = (part, part_of.get_mut(c)) {
+            let end = (cursor + n as usize).min(corner_count);
+            if let Some(p) = part
+                && cursor < end
+            {
+                for (slot, vertex) in part_of[cursor..end]
+                    .iter_mut()
+                    .zip(&mut vertex_of[cursor..end])
+                {
                     *slot = p as u32;
-                    vertex_of[c] = next[p];
+                    *vertex = next[p];
                     next[p] += 1;
                 }
             }
