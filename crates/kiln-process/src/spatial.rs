@@ -179,9 +179,23 @@ impl PositionGrid {
 
 #[inline]
 fn key(p: Vec3, inv_cell: f64) -> [i64; 3] {
-    // `as` saturates and maps NaN to 0: no panic on any input.
-    let c = |x: f32| (f64::from(x) * inv_cell).floor() as i64;
-    [c(p.x), c(p.y), c(p.z)]
+    [
+        floor_i64(f64::from(p.x) * inv_cell),
+        floor_i64(f64::from(p.y) * inv_cell),
+        floor_i64(f64::from(p.z) * inv_cell),
+    ]
+}
+
+/// `v.floor() as i64` (saturating, NaN to 0) without the libm call `floor` is on targets
+/// without SSE4.1: truncate, then step down for negative non-integers.
+#[inline]
+fn floor_i64(v: f64) -> i64 {
+    let t = v as i64;
+    if (t as f64) > v {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
 }
 
 #[cfg(test)]
@@ -243,6 +257,33 @@ mod tests {
             pts.push(Vec3::new(f32::INFINITY, 0.0, 0.0));
             pts.push(Vec3::new(0.0, f32::NEG_INFINITY, 0.0));
             check_lattice(&pts);
+        }
+    }
+
+    #[test]
+    fn floor_matches_the_library_floor() {
+        for v in [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999,
+            -2.999,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+            1e30,
+            -1e30,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            9.2e18,
+            -9.3e18,
+        ] {
+            assert_eq!(floor_i64(v), v.floor() as i64, "{v}");
         }
     }
 
