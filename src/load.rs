@@ -12,7 +12,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kiln_extract::{ClipOptions, clip_file_names, extract, extract_clips, texture_file_name};
+use kiln_extract::{
+    ClipOptions, clip_file_names, extract_clips, extract_taking_meshes, texture_file_name,
+};
 use kiln_format::kiln::{ClipView, FileType, MeshView};
 use kiln_format::{Clip, IDENTITY, MaterialData, Matrix, Model};
 use kiln_scene::{EmbeddedTexture, Scene, TextureRef, Warning};
@@ -303,7 +305,9 @@ fn load_model(path: &Path, options: &LoadOptions) -> Result<Loaded> {
 /// it had been loaded from `path` (which names the outputs and the folder textures are found
 /// from): extraction and clips as [`load`] makes them. Only `options.clip_frame_rate` is used.
 pub fn from_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Loaded {
-    let mut extracted = extract(&scene);
+    // The scene's meshes are freed as their parts are lowered (peak memory: the scene's
+    // per-vertex arrays and the model's vertices are not all held at once).
+    let mut extracted = extract_taking_meshes(&mut scene);
     let name = stem(path);
     let clip_options = ClipOptions {
         frame_rate: options.clip_frame_rate,

@@ -117,15 +117,29 @@ pub struct ExtractedMaterial {
 /// Converts a scene that `kiln-process` has made left-handed and triangulated.
 pub fn extract(scene: &Scene) -> Extracted {
     let mut out = Extracted::default();
-    extract_skeleton(scene, &mut out);
+    extract_skeleton(scene, &scene.meshes, None, &mut out);
+    out.materials = scene.materials.iter().map(extract_material).collect();
+    out
+}
+
+/// [`extract()`], taking the meshes out of `scene` (`scene.meshes` is empty afterwards): each
+/// mesh's skin weights are freed once every part's influences are gathered, and a mesh one
+/// part uses is freed as soon as that part's vertices are built, so the scene's per-vertex
+/// arrays and the model's vertices are not all in memory at once. The result is
+/// [`extract()`]'s. What the clips need (nodes, animations) stays in the scene.
+pub fn extract_taking_meshes(scene: &mut Scene) -> Extracted {
+    let mut meshes = core::mem::take(&mut scene.meshes);
+    let mut out = Extracted::default();
+    extract_skeleton(scene, &[], Some(&mut meshes), &mut out);
     out.materials = scene.materials.iter().map(extract_material).collect();
     out
 }
 
 /// One part to be written: a mesh of a node, its triangles and its per-vertex influences.
-struct PartPlan<'a> {
+struct PartPlan {
     node: NodeId,
-    mesh: &'a kiln_scene::Mesh,
+    /// Index into the scene's meshes.
+    mesh: usize,
     material_name: String,
     indices: Vec<u32>,
     /// Bone slot of each of the mesh's skin bones (`None`: not in the hierarchy, or unweighted).
@@ -204,7 +218,14 @@ impl Slots {
     }
 }
 
-fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
+/// The skeleton and the parts. The meshes are `borrowed`, or `owned` (then freed as they are
+/// used, see [`extract_taking_meshes`]).
+fn extract_skeleton(
+    scene: &Scene,
+    borrowed: &[kiln_scene::Mesh],
+    mut owned: Option<&mut Vec<kiln_scene::Mesh>>,
+    out: &mut Extracted,
+) {
     let order = scene.depth_first();
     // Bone index of each node id.
     let mut bone_of = alloc::vec![-1i32; scene.nodes.len()];
@@ -236,7 +257,8 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
     for &id in &order {
         let node = &scene.nodes[id];
         for &mesh_index in &node.meshes {
-            let Some(mesh) = scene.meshes.get(mesh_index) else {
+            let all: &[kiln_scene::Mesh] = owned.as_deref().map_or(borrowed, |m| m.as_slice());
+            let Some(mesh) = all.get(mesh_index) else {
                 continue;
             };
             let material_name = scene
@@ -280,7 +302,7 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
             }
             plans.push(PartPlan {
                 node: id,
-                mesh,
+                mesh: mesh_index,
                 material_name,
                 indices,
                 skin_slots: Vec::new(),
@@ -296,9 +318,11 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
         bone_of,
         node_bones: order.len(),
     };
+    let all: &[kiln_scene::Mesh] = owned.as_deref().map_or(borrowed, |m| m.as_slice());
     for plan in &mut plans {
-        let nv = plan.mesh.positions.len();
-        for bone in &plan.mesh.bones {
+        let mesh = &all[plan.mesh];
+        let nv = mesh.positions.len();
+        for bone in &mesh.bones {
             let weighted = bone
                 .weights
                 .iter()
@@ -328,9 +352,20 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
     // helper bones, so their order matters), then the vertices (in parallel).
     let gathered = crate::par_map(&plans, |plan| {
         let mut warnings = Vec::new();
-        let influences = gather_influences(plan, &scene.nodes[plan.node].name, &mut warnings);
+        let influences = gather_influences(
+            plan,
+            &all[plan.mesh],
+            &scene.nodes[plan.node].name,
+            &mut warnings,
+        );
         (influences, warnings)
     });
+    // The weights are in the influences now.
+    if let Some(meshes) = owned.as_deref_mut() {
+        for m in meshes.iter_mut() {
+            m.bones = Vec::new();
+        }
+    }
     let mut lowered = Vec::with_capacity(plans.len());
     for (plan, (influences, mut warnings)) in plans.iter().zip(gathered) {
         out.warnings.append(&mut warnings);
@@ -344,10 +379,31 @@ fn extract_skeleton(scene: &Scene, out: &mut Extracted) {
         };
         lowered.push((plan, rigid, influences));
     }
-    let vertices = crate::par_map(&lowered, |(plan, rigid, influences)| {
-        mesh_vertices(plan.mesh, *rigid, influences.as_deref())
+    // A mesh only one part uses goes to that part's task, which frees it with its vertices
+    // built; the others are read in place.
+    let mut uses = alloc::vec![0usize; owned.as_deref().map_or(0, |m| m.len())];
+    for plan in &plans {
+        if let Some(u) = uses.get_mut(plan.mesh) {
+            *u += 1;
+        }
+    }
+    let tasks: Vec<_> = lowered
+        .into_iter()
+        .map(|(plan, rigid, influences)| {
+            let mine = match owned.as_deref_mut() {
+                Some(meshes) if uses[plan.mesh] == 1 => {
+                    Some(core::mem::take(&mut meshes[plan.mesh]))
+                }
+                _ => None,
+            };
+            (plan.mesh, rigid, influences, mine)
+        })
+        .collect();
+    let all: &[kiln_scene::Mesh] = owned.as_deref().map_or(borrowed, |m| m.as_slice());
+    let vertices = crate::par_map_into(tasks, |(mesh, rigid, influences, mine)| {
+        let mesh = mine.as_ref().unwrap_or(&all[mesh]);
+        mesh_vertices(mesh, rigid, influences.as_deref())
     });
-    drop(lowered);
     for (plan, vertices) in plans.into_iter().zip(vertices) {
         let node = &scene.nodes[plan.node];
         out.model.meshes.push(MeshPart {
@@ -398,11 +454,11 @@ fn v3(v: Option<&Vec3>) -> [f32; 3] {
 /// The four largest (bone slot, weight) pairs of each vertex of a skinned part, or `None` for a
 /// rigid one. A vertex no bone weights has weight 0 in its first slot.
 fn gather_influences(
-    plan: &PartPlan<'_>,
+    plan: &PartPlan,
+    mesh: &kiln_scene::Mesh,
     node_name: &str,
     warnings: &mut Vec<Warning>,
 ) -> Option<Vec<[(i32, f32); 4]>> {
-    let mesh = plan.mesh;
     if mesh.bones.is_empty() {
         return None;
     }
@@ -744,6 +800,23 @@ mod tests {
         s.nodes[skin].meshes = vec![0];
         s.nodes[b].meshes = vec![1];
         s
+    }
+
+    /// Taking the meshes gives what borrowing them gives, also when a mesh is used by two
+    /// nodes (instanced: read in place, not moved into one part's task).
+    #[test]
+    fn taking_the_meshes_gives_the_same_extraction() {
+        for mut s in [scene(), skinned_scene()] {
+            let root_mesh_users = s.nodes.iter().filter(|n| n.meshes.contains(&0)).count();
+            s.nodes[0].meshes.push(0);
+            assert!(s.nodes.iter().filter(|n| n.meshes.contains(&0)).count() > root_mesh_users);
+            let e = extract(&s);
+            assert!(!e.model.meshes.is_empty());
+            let mut taken = s.clone();
+            let e2 = extract_taking_meshes(&mut taken);
+            assert!(taken.meshes.is_empty());
+            assert_eq!(format!("{e:?}"), format!("{e2:?}"));
+        }
     }
 
     #[test]

@@ -26,6 +26,22 @@ extern crate alloc;
 #[cfg(feature = "parallel")]
 extern crate std;
 
+/// `items.into_iter().map(f).collect()`, on rayon's pool with the `parallel` feature; order
+/// kept.
+fn par_map_into<T: Send, O: Send>(
+    items: alloc::vec::Vec<T>,
+    f: impl Fn(T) -> O + Sync + Send,
+) -> alloc::vec::Vec<O> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if items.len() > 1 {
+            return items.into_par_iter().map(f).collect();
+        }
+    }
+    items.into_iter().map(f).collect()
+}
+
 /// `items.iter().map(f).collect()`, on rayon's pool with the `parallel` feature; order kept.
 fn par_map<T: Sync, O: Send>(items: &[T], f: impl Fn(&T) -> O + Sync + Send) -> alloc::vec::Vec<O> {
     #[cfg(feature = "parallel")]
@@ -45,4 +61,6 @@ pub mod extract;
 pub use clip::{
     ClipError, ClipOptions, ExtractedClip, clip_file_names, extract_clip, extract_clips,
 };
-pub use extract::{BoneSource, Extracted, ExtractedMaterial, extract, texture_file_name};
+pub use extract::{
+    BoneSource, Extracted, ExtractedMaterial, extract, extract_taking_meshes, texture_file_name,
+};

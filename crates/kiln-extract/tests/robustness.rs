@@ -6,7 +6,7 @@ use kiln_anim::bake::{BakeOptions, bake};
 use kiln_anim::sample::{AnimationClip, Wrap};
 use kiln_anim::skeleton::{Pose, Skeleton};
 use kiln_anim::skin::{check_vertices, palette, skin_vertices};
-use kiln_extract::{ClipOptions, extract, extract_clip};
+use kiln_extract::{ClipOptions, extract, extract_clip, extract_taking_meshes};
 use kiln_scene::{
     Animation, Bone, Material, Mesh, Node, NodeChannel, QuatKey, Scene, VectorKey, VertexWeight,
 };
@@ -102,6 +102,16 @@ proptest! {
     #[test]
     fn extraction_sampling_bake_and_skinning_never_panic(s in scene(), t in -50.0f32..50.0) {
         let e = extract(&s);
+        // Taking the meshes gives the same extraction and leaves what the clips need.
+        let mut taken = s.clone();
+        let e2 = extract_taking_meshes(&mut taken);
+        prop_assert!(taken.meshes.is_empty());
+        prop_assert_eq!(format!("{e:?}"), format!("{e2:?}"));
+        let options = ClipOptions { max_keyframes: 10_000, ..ClipOptions::default() };
+        prop_assert_eq!(
+            format!("{:?}", extract_clip(&s, &e, 0, &options)),
+            format!("{:?}", extract_clip(&taken, &e2, 0, &options))
+        );
         // Weights: four at most, renormalised, indices naming bones.
         let bones = e.model.bones.len();
         for v in &e.model.meshes[0].vertices {
