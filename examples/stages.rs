@@ -153,10 +153,8 @@ fn one_run(path: &Path, out: &Path, corners: &mut usize, bytes_in: &mut usize) -
     t.lap();
     t.restart();
     let mesh = out.join(format!("{}.mesh", loaded.name));
-    let mut w = std::io::BufWriter::with_capacity(
-        1 << 16,
-        std::fs::File::create(&mesh).expect("writable"),
-    );
+    let mut w =
+        std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&mesh).expect("writable"));
     kiln::format::classic::write_mesh_to(&loaded.model, &mut w).expect("writable");
     std::io::Write::flush(&mut w).expect("writable");
     drop(w);

@@ -251,17 +251,9 @@ fn newell_normal(verts: &[Vec3], face: &[u32]) -> Vec3 {
     Vec3::new(syz, szx, sxy)
 }
 
-/// Assimp 5.2's ear clipper on one polygon of more than 4 corners. Fills `scratch.tris` with
-/// triangles of corner positions (0..n) in emission order.
-///
-/// The same ears as Assimp's, found faster: the next remaining corner comes from a linked list
-/// instead of a scan over cut corners, and the "no corner inside the ear" test asks a grid of
-/// the polygon's corners ([`CornerGrid`]) for the corners near the ear instead of testing all of
-/// them (above [`GRID_MIN_CORNERS`]).
-fn ear_clip(verts: &[Vec3], face: &[u32], scratch: &mut Scratch) {
-    let max = face.len();
-    scratch.tris.clear();
-
+/// The polygon projected on the plane of its dominant Newell-normal axis (axes swapped when
+/// that component is negative), as Assimp 5.2 projects it, into `flat`.
+fn project(verts: &[Vec3], face: &[u32], flat: &mut Vec<[f32; 2]>) {
     let n = newell_normal(verts, face);
     let (ax, ay, az) = (n.x.abs(), n.y.abs(), n.z.abs());
     let (mut ac, mut bc, mut inv) = (0usize, 1usize, n.z);
@@ -275,11 +267,25 @@ fn ear_clip(verts: &[Vec3], face: &[u32], scratch: &mut Scratch) {
     if inv < 0.0 {
         core::mem::swap(&mut ac, &mut bc);
     }
-    scratch.flat.clear();
-    scratch.flat.extend(face.iter().map(|&i| {
+    flat.clear();
+    flat.extend(face.iter().map(|&i| {
         let v = verts[i as usize];
         [v[ac], v[bc]]
     }));
+}
+
+/// Assimp 5.2's ear clipper on one polygon of more than 4 corners. Fills `scratch.tris` with
+/// triangles of corner positions (0..n) in emission order.
+///
+/// The same ears as Assimp's, found faster: the next remaining corner comes from a linked list
+/// instead of a scan over cut corners, and the "no corner inside the ear" test asks a grid of
+/// the polygon's corners ([`CornerGrid`]) for the corners near the ear instead of testing all of
+/// them (above [`GRID_MIN_CORNERS`]).
+fn ear_clip(verts: &[Vec3], face: &[u32], scratch: &mut Scratch) {
+    let max = face.len();
+    scratch.tris.clear();
+
+    project(verts, face, &mut scratch.flat);
     scratch.done.clear();
     scratch.done.resize(max, false);
     // The remaining corners as a ring, in corner order.
@@ -785,24 +791,7 @@ mod tests {
         let max = face.len();
         scratch.tris.clear();
 
-        let n = newell_normal(verts, face);
-        let (ax, ay, az) = (n.x.abs(), n.y.abs(), n.z.abs());
-        let (mut ac, mut bc, mut inv) = (0usize, 1usize, n.z);
-        if ax > ay {
-            if ax > az {
-                (ac, bc, inv) = (1, 2, n.x);
-            }
-        } else if ay > az {
-            (ac, bc, inv) = (2, 0, n.y);
-        }
-        if inv < 0.0 {
-            core::mem::swap(&mut ac, &mut bc);
-        }
-        scratch.flat.clear();
-        scratch.flat.extend(face.iter().map(|&i| {
-            let v = verts[i as usize];
-            [v[ac], v[bc]]
-        }));
+        project(verts, face, &mut scratch.flat);
         scratch.done.clear();
         scratch.done.resize(max, false);
         let tv = &scratch.flat;

@@ -166,23 +166,8 @@ pub(super) fn bones_for(
         })
     };
     let ((offsets, point_corners), out_of) = par::join(|| geo.point_corners(), out_of);
-    let corners_of = |index: i32| -> &[u32] {
-        match usize::try_from(index)
-            .ok()
-            .filter(|&p| p < geo.control_points)
-        {
-            Some(cp) => &point_corners[offsets[cp] as usize..offsets[cp + 1] as usize],
-            None => &[],
-        }
-    };
-    // A bone named twice in one skin is listed twice with the first cluster's data.
-    let mut first: HashMap<&str, usize> = HashMap::new();
-    let source: Vec<usize> = clusters
-        .iter()
-        .enumerate()
-        .map(|(i, cl)| *first.entry(cl.bone.as_str()).or_insert(i))
-        .collect();
-    let todo: Vec<usize> = (0..clusters.len()).filter(|&i| source[i] == i).collect();
+    let corners_of = |index: i32| corners_of_point(geo, &offsets, &point_corners, index);
+    let (source, todo) = first_of_each_bone(clusters);
     let weights = par::map(&todo, |&i| {
         let cl = &clusters[i];
         let total: usize = cl.indices.iter().map(|i| corners_of(i).len()).sum();
@@ -219,21 +204,7 @@ pub(super) fn bones_for(
     for (i, w) in todo.into_iter().zip(weights) {
         made[i] = Some(w);
     }
-    let mut bones: Vec<Bone> = Vec::with_capacity(clusters.len());
-    for (i, cl) in clusters.iter().enumerate() {
-        let src = source[i];
-        if src != i {
-            let again = bones[src].clone();
-            bones.push(again);
-            continue;
-        }
-        bones.push(Bone {
-            name: cl.bone.clone(),
-            offset_matrix: cl.transform.to_glam(),
-            weights: made[i].take().unwrap_or_default(),
-        });
-    }
-    bones
+    assemble_bones(clusters, &source, |i| made[i].take().unwrap_or_default())
 }
 
 /// [`bones_for`] for every part of a geometry split by material at once: `parts` are the
@@ -277,22 +248,8 @@ pub(super) fn split_bones(
     };
     let ((offsets, point_corners), (part_of, vertex_of)) =
         par::join(|| geo.point_corners(), part_and_vertex);
-    let corners_of = |index: i32| -> &[u32] {
-        match usize::try_from(index)
-            .ok()
-            .filter(|&p| p < geo.control_points)
-        {
-            Some(cp) => &point_corners[offsets[cp] as usize..offsets[cp + 1] as usize],
-            None => &[],
-        }
-    };
-    let mut first: HashMap<&str, usize> = HashMap::new();
-    let source: Vec<usize> = clusters
-        .iter()
-        .enumerate()
-        .map(|(i, cl)| *first.entry(cl.bone.as_str()).or_insert(i))
-        .collect();
-    let todo: Vec<usize> = (0..clusters.len()).filter(|&i| source[i] == i).collect();
+    let corners_of = |index: i32| corners_of_point(geo, &offsets, &point_corners, index);
+    let (source, todo) = first_of_each_bone(clusters);
     let weights = par::map(&todo, |&i| {
         let cl = &clusters[i];
         // Counted first, so that each list is allocated once at its size.
@@ -325,24 +282,66 @@ pub(super) fn split_bones(
     }
     (0..parts.len())
         .map(|k| {
-            let mut bones: Vec<Bone> = Vec::with_capacity(clusters.len());
-            for (i, cl) in clusters.iter().enumerate() {
-                let src = source[i];
-                if src != i {
-                    let again = bones[src].clone();
-                    bones.push(again);
-                    continue;
-                }
-                bones.push(Bone {
-                    name: cl.bone.clone(),
-                    offset_matrix: cl.transform.to_glam(),
-                    weights: made[i]
-                        .as_mut()
-                        .map(|w| std::mem::take(&mut w[k]))
-                        .unwrap_or_default(),
-                });
-            }
-            bones
+            assemble_bones(clusters, &source, |i| {
+                made[i]
+                    .as_mut()
+                    .map(|w| std::mem::take(&mut w[k]))
+                    .unwrap_or_default()
+            })
         })
         .collect()
+}
+
+/// The corners made from control point `index` (none when it is out of range), from
+/// [`MeshGeometry::point_corners`]' offsets and corners.
+fn corners_of_point<'c>(
+    geo: &MeshGeometry<'_>,
+    offsets: &[u32],
+    corners: &'c [u32],
+    index: i32,
+) -> &'c [u32] {
+    match usize::try_from(index)
+        .ok()
+        .filter(|&p| p < geo.control_points)
+    {
+        Some(cp) => &corners[offsets[cp] as usize..offsets[cp + 1] as usize],
+        None => &[],
+    }
+}
+
+/// For each cluster, the first cluster of the same bone name (a bone named twice in one skin
+/// is listed twice with the first cluster's data), and the clusters that are their own first.
+fn first_of_each_bone(clusters: &[Cluster<'_>]) -> (Vec<usize>, Vec<usize>) {
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    let source: Vec<usize> = clusters
+        .iter()
+        .enumerate()
+        .map(|(i, cl)| *first.entry(cl.bone.as_str()).or_insert(i))
+        .collect();
+    let todo: Vec<usize> = (0..clusters.len()).filter(|&i| source[i] == i).collect();
+    (source, todo)
+}
+
+/// One bone per cluster in cluster order, with `weights(i)` for a cluster that is its bone's
+/// first (`source[i] == i`) and a copy of the first's bone for the others.
+fn assemble_bones(
+    clusters: &[Cluster<'_>],
+    source: &[usize],
+    mut weights: impl FnMut(usize) -> Vec<VertexWeight>,
+) -> Vec<Bone> {
+    let mut bones: Vec<Bone> = Vec::with_capacity(clusters.len());
+    for (i, cl) in clusters.iter().enumerate() {
+        let src = source[i];
+        if src != i {
+            let again = bones[src].clone();
+            bones.push(again);
+            continue;
+        }
+        bones.push(Bone {
+            name: cl.bone.clone(),
+            offset_matrix: cl.transform.to_glam(),
+            weights: weights(i),
+        });
+    }
+    bones
 }
