@@ -367,13 +367,12 @@ const GRID_MIN_CORNERS: usize = 64;
 /// that an ear's "does it contain a corner" test reads only the cells around the ear.
 ///
 /// Exactness: the test must give what testing every corner gives, including the rounding of
-/// [`EarTriangle::contains`]. That test's error is a distance of about `ε·D / sin θ` (`D` the
-/// corner's distance from the ear's first corner, `θ` the ear's angle there, ε the f32
-/// epsilon), so a corner farther than that outside the ear's bounding box can never pass it.
-/// The grid reads the box grown by `1e-4 · S / sin θ` (`S` the polygon's extent, ≥ `D`), some
-/// hundred times that error, and tests every corner when `sin θ` is below 1e-3 (slivers) or
-/// when the grown box covers most of the grid. Corners with a NaN or infinite coordinate are
-/// always tested.
+/// [`EarTriangle::contains`]. The grid reads only the cells of the box [`passing_region`]
+/// bounds (every point the test, rounding and all, can call inside), and tests every corner
+/// when that box cannot be bounded or covers most of the grid (a sliver whose answer the
+/// rounding decides). Corners with a NaN or infinite coordinate are always tested. A test
+/// compares the result with the old clipper's on combs, a spiral, stars, random walks and
+/// collinear runs.
 #[derive(Default)]
 struct CornerGrid {
     origin: [f32; 2],
