@@ -26,6 +26,8 @@ use crate::error::{Element, FormatError, Item};
 use crate::model::{Bone, Clip, Keyframe, Matrix, MeshPart, Model, Track, Vertex};
 #[cfg(feature = "write")]
 use crate::model::{KEYFRAME_SIZE, VERTEX_SIZE};
+#[cfg(feature = "write")]
+use crate::sink::Sink;
 
 /// Smallest encoded bone: index, parent, empty name, transform.
 const MIN_BONE_SIZE: usize = 4 + 4 + 4 + 64;
@@ -59,43 +61,9 @@ pub fn write_mesh(model: &Model) -> Vec<u8> {
 /// As [`write_mesh`].
 #[cfg(all(feature = "write", feature = "std"))]
 pub fn write_mesh_to(model: &Model, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    let mut sink = IoSink { out, error: None };
+    let mut sink = crate::sink::IoSink::new(out);
     emit_mesh(model, &mut sink);
-    match sink.error {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
-}
-
-/// Where the writers put their bytes: a `Vec` or an `io::Write`.
-#[cfg(feature = "write")]
-trait Sink {
-    fn put(&mut self, bytes: &[u8]);
-}
-
-#[cfg(feature = "write")]
-impl Sink for Vec<u8> {
-    fn put(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
-    }
-}
-
-/// An `io::Write` as a [`Sink`]: the first error is kept and later bytes are dropped.
-#[cfg(all(feature = "write", feature = "std"))]
-struct IoSink<'a, W: std::io::Write> {
-    out: &'a mut W,
-    error: Option<std::io::Error>,
-}
-
-#[cfg(all(feature = "write", feature = "std"))]
-impl<W: std::io::Write> Sink for IoSink<'_, W> {
-    fn put(&mut self, bytes: &[u8]) {
-        if self.error.is_none()
-            && let Err(e) = self.out.write_all(bytes)
-        {
-            self.error = Some(e);
-        }
-    }
+    sink.finish()
 }
 
 #[cfg(feature = "write")]

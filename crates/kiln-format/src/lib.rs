@@ -37,6 +37,8 @@ pub mod error;
 #[cfg(target_endian = "little")]
 pub mod kiln;
 pub mod model;
+#[cfg(feature = "write")]
+mod sink;
 #[cfg(feature = "std")]
 pub mod xml;
 

@@ -7,6 +7,7 @@ use super::error::WriteError;
 use super::quantize::{oct_encode, unorm16_encode, weights_encode};
 use super::spec::*;
 use crate::model::{Clip, MaterialData, Matrix, Model};
+use crate::sink::Sink;
 
 /// Which vertex streams [`write_mesh`] stores compactly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,15 +76,9 @@ impl MeshFile {
     #[cfg(feature = "std")]
     pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         let sum = self.file.checksum();
-        let mut error = None;
-        self.file.emit(sum, &mut |bytes: &[u8]| {
-            if error.is_none()
-                && let Err(e) = out.write_all(bytes)
-            {
-                error = Some(e);
-            }
-        });
-        error.map_or(Ok(()), Err)
+        let mut sink = crate::sink::IoSink::new(out);
+        self.file.emit(sum, &mut sink);
+        sink.finish()
     }
 }
 
@@ -634,48 +629,58 @@ impl FileBuilder {
     }
 
     /// The file's bytes in order, in pieces, with `checksum` at offset 8.
-    fn emit(&self, checksum: u64, sink: &mut impl FnMut(&[u8])) {
+    fn emit(&self, checksum: u64, sink: &mut impl Sink) {
         let (offsets, end) = self.layout();
-        sink(&self.magic);
-        sink(&checksum.to_le_bytes());
-        sink(&VERSION_MAJOR.to_le_bytes());
-        sink(&VERSION_MINOR.to_le_bytes());
-        sink(&(self.sections.len() as u32).to_le_bytes());
-        sink(&(end as u64).to_le_bytes());
+        sink.put(&self.magic);
+        sink.put(&checksum.to_le_bytes());
+        sink.put(&VERSION_MAJOR.to_le_bytes());
+        sink.put(&VERSION_MINOR.to_le_bytes());
+        sink.put(&(self.sections.len() as u32).to_le_bytes());
+        sink.put(&(end as u64).to_le_bytes());
         for ((kind, size, count, bytes), &offset) in self.sections.iter().zip(&offsets) {
-            sink(&kind.to_le_bytes());
-            sink(&0u32.to_le_bytes());
-            sink(&(offset as u64).to_le_bytes());
-            sink(&(bytes.len() as u64).to_le_bytes());
-            sink(&size.to_le_bytes());
-            sink(&count.to_le_bytes());
+            sink.put(&kind.to_le_bytes());
+            sink.put(&0u32.to_le_bytes());
+            sink.put(&(offset as u64).to_le_bytes());
+            sink.put(&(bytes.len() as u64).to_le_bytes());
+            sink.put(&size.to_le_bytes());
+            sink.put(&count.to_le_bytes());
         }
         let mut at = HEADER_SIZE + SECTION_ENTRY_SIZE * self.sections.len();
         let zeros = [0u8; ALIGNMENT];
         for ((_, _, _, bytes), &offset) in self.sections.iter().zip(&offsets) {
-            sink(&zeros[..offset - at]);
-            sink(bytes);
+            sink.put(&zeros[..offset - at]);
+            sink.put(bytes);
             at = offset + bytes.len();
         }
     }
 
     /// XXH3-64 of the file from byte 16 on (what [`super::checksum`] computes), streamed.
     fn checksum(&self) -> u64 {
-        let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
-        let mut skip = CHECKSUM_START;
-        self.emit(0, &mut |bytes: &[u8]| {
-            let cut = skip.min(bytes.len());
-            skip -= cut;
-            hasher.update(&bytes[cut..]);
-        });
-        hasher.digest()
+        /// Hashes what comes after the first `skip` bytes.
+        struct Hashing {
+            hasher: xxhash_rust::xxh3::Xxh3Default,
+            skip: usize,
+        }
+        impl Sink for Hashing {
+            fn put(&mut self, bytes: &[u8]) {
+                let cut = self.skip.min(bytes.len());
+                self.skip -= cut;
+                self.hasher.update(&bytes[cut..]);
+            }
+        }
+        let mut sink = Hashing {
+            hasher: xxhash_rust::xxh3::Xxh3Default::new(),
+            skip: CHECKSUM_START,
+        };
+        self.emit(0, &mut sink);
+        sink.hasher.digest()
     }
 
     fn finish(self) -> Vec<u8> {
         let (_, end) = self.layout();
         let sum = self.checksum();
         let mut out = Vec::with_capacity(end);
-        self.emit(sum, &mut |bytes: &[u8]| out.extend_from_slice(bytes));
+        self.emit(sum, &mut out);
         debug_assert_eq!(out.len(), end);
         debug_assert_eq!(super::checksum(&out), sum);
         out
