@@ -48,13 +48,25 @@ pub struct Encoded {
 /// Encodes every output of `loaded`. A texture that cannot be read is left out with a
 /// warning; an output that cannot be encoded (a count past the layout's limits) is an error.
 pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
-    // In memory, the mesh is among the files: no stream comes back.
-    let (encoded, _) = encode_parts(loaded, options, true)?;
+    let (mut encoded, mesh) = encode_parts(loaded, options)?;
+    encoded.files.insert(
+        0,
+        OutputFile {
+            name: mesh_file_name(loaded),
+            bytes: mesh.into_bytes(loaded),
+        },
+    );
     Ok(encoded)
 }
 
-/// A `.mesh` left out of [`Encoded::files`] to be streamed to disk at write time, so that a
-/// large model's file is never held whole in memory beside the model.
+/// The `.mesh` file name of `loaded`.
+pub(crate) fn mesh_file_name(loaded: &Loaded) -> String {
+    format!("{}.mesh", loaded.name)
+}
+
+/// A `.mesh` checked and ready to be written, left out of [`Encoded::files`] so that the
+/// pipeline can stream it to disk: a large model's file is never held whole in memory beside
+/// the model.
 #[derive(Debug)]
 pub(crate) enum MeshStream {
     /// The classic layout, written from the model's arrays (`classic::write_mesh_to`).
@@ -75,26 +87,31 @@ impl MeshStream {
             MeshStream::Kiln(file) => file.write_to(out),
         }
     }
+
+    /// The mesh's bytes, as [`MeshStream::write_to`] writes them.
+    fn into_bytes(self, loaded: &Loaded) -> Vec<u8> {
+        match self {
+            MeshStream::Classic => kiln_format::classic::write_mesh(&loaded.model),
+            MeshStream::Kiln(file) => file.into_bytes(),
+        }
+    }
 }
 
-/// [`encode`]; with `mesh_in_memory` false the `.mesh` is left out of the files and given
-/// back as a [`MeshStream`] (its checks and encoding errors still happen here). Nothing else
-/// changes, texture names included.
+/// [`encode`] but for the `.mesh`, which comes back as a [`MeshStream`] (its checks and
+/// encoding errors happen here, before anything else is encoded).
 pub(crate) fn encode_parts(
     loaded: &Loaded,
     options: &EncodeOptions,
-    mesh_in_memory: bool,
-) -> Result<(Encoded, Option<MeshStream>)> {
+) -> Result<(Encoded, MeshStream)> {
     let name = &loaded.name;
     let materials: Vec<MaterialData> = match &loaded.materials {
         Ok(m) => m.iter().map(|m| m.data.clone()).collect(),
         Err(_) => Vec::new(),
     };
-    let mut files = Vec::with_capacity(2 + loaded.clips.len());
-    let mesh_name = format!("{name}.mesh");
-    let (mesh, stream) = match options.layout {
-        Layout::Classic if !mesh_in_memory => (Vec::new(), Some(MeshStream::Classic)),
-        Layout::Classic => (kiln_format::classic::write_mesh(&loaded.model), None),
+    let mut files = Vec::with_capacity(1 + loaded.clips.len());
+    let mesh_name = mesh_file_name(loaded);
+    let mesh = match options.layout {
+        Layout::Classic => MeshStream::Classic,
         Layout::Kiln => {
             let offsets = loaded.offsets_or_identity();
             let file = kiln_format::kiln::encode_mesh(
@@ -109,17 +126,9 @@ pub(crate) fn encode_parts(
                 file: mesh_name.clone(),
                 source,
             })?;
-            if mesh_in_memory {
-                (file.into_bytes(), None)
-            } else {
-                (Vec::new(), Some(MeshStream::Kiln(file)))
-            }
+            MeshStream::Kiln(file)
         }
     };
-    files.push(OutputFile {
-        name: mesh_name,
-        bytes: mesh,
-    });
     files.push(OutputFile {
         name: format!("{name}.xml"),
         bytes: kiln_format::xml::write_materials(&materials).into_bytes(),
@@ -140,13 +149,11 @@ pub(crate) fn encode_parts(
         });
     }
     let mut warnings = Vec::new();
-    // Textures are told apart from the other outputs by name; the streamed mesh keeps its
-    // entry until then.
-    let streamed = stream.is_some();
+    // Textures are told apart from the other outputs, the mesh included, by name.
     for m in loaded.materials.iter().flatten() {
         for tex in m.textures() {
             let file = tex.file_name().to_string();
-            if file.is_empty() || files.iter().any(|o| o.name == file) {
+            if file.is_empty() || file == mesh_name || files.iter().any(|o| o.name == file) {
                 continue;
             }
             match loaded.texture_bytes(tex) {
@@ -157,8 +164,5 @@ pub(crate) fn encode_parts(
             }
         }
     }
-    if streamed {
-        files.remove(0);
-    }
-    Ok((Encoded { files, warnings }, stream))
+    Ok((Encoded { files, warnings }, mesh))
 }

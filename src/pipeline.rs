@@ -13,7 +13,7 @@ use std::time::Instant;
 use kiln_scene::Warning;
 
 use crate::codes;
-use crate::encode::{EncodeOptions, Encoded, Layout, MeshStream, encode_parts};
+use crate::encode::{EncodeOptions, Encoded, Layout, MeshStream, encode_parts, mesh_file_name};
 use crate::error::{Error, Result};
 use crate::load::{LoadOptions, Loaded, load};
 
@@ -132,11 +132,9 @@ pub struct Prepared {
     /// The loaded model (its warnings moved to [`Prepared::warnings`]).
     pub loaded: Loaded,
     /// Its outputs but the `.mesh` (their warnings moved to [`Prepared::warnings`]):
-    /// [`Prepared::write`] streams the mesh to disk (named in [`Prepared::streamed_mesh`]),
-    /// so that a large model's file is never held whole in memory beside the model.
+    /// [`Prepared::write`] streams the mesh to disk, so that a large model's file is never
+    /// held whole in memory beside the model.
     pub encoded: Encoded,
-    /// The file name of the `.mesh` [`Prepared::write`] streams.
-    pub streamed_mesh: String,
     mesh: MeshStream,
     /// The loader's warnings, then the encoder's, then the pipeline's: the one list of them.
     pub warnings: Vec<Warning>,
@@ -147,9 +145,7 @@ pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
     let start = Instant::now();
     let mut loaded = load(path, &options.load)?;
     let (mut encoded, mesh) =
-        encode_parts(&loaded, &options.encode, false).map_err(|e| e.with_path(path))?;
-    let mesh = mesh.expect("encode_parts streams the mesh when asked to");
-    let streamed_mesh = format!("{}.mesh", loaded.name);
+        encode_parts(&loaded, &options.encode).map_err(|e| e.with_path(path))?;
     let mut warnings = std::mem::take(&mut loaded.warnings);
     warnings.append(&mut encoded.warnings);
     if loaded.model.meshes.is_empty() {
@@ -163,7 +159,6 @@ pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
         start,
         loaded,
         encoded,
-        streamed_mesh,
         mesh,
         warnings,
     })
@@ -180,7 +175,7 @@ impl Prepared {
     pub fn write(self, out_dir: &Path) -> Result<Converted> {
         fs::create_dir_all(out_dir).map_err(|e| Error::CreateFolder(e).with_path(out_dir))?;
         let mut written = Vec::new();
-        let target = out_dir.join(&self.streamed_mesh);
+        let target = out_dir.join(mesh_file_name(&self.loaded));
         write_atomically_with(&target, |f| {
             let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
             self.mesh.write_to(&self.loaded, &mut w)?;
