@@ -117,7 +117,7 @@ pub struct ExtractedMaterial {
 /// Converts a scene that `kiln-process` has made left-handed and triangulated.
 pub fn extract(scene: &Scene) -> Extracted {
     let mut out = Extracted::default();
-    extract_skeleton(scene, &scene.meshes, None, &mut out);
+    extract_skeleton(scene, Meshes::Borrowed(&scene.meshes), &mut out);
     out.materials = scene.materials.iter().map(extract_material).collect();
     out
 }
@@ -128,9 +128,9 @@ pub fn extract(scene: &Scene) -> Extracted {
 /// arrays and the model's vertices are not all in memory at once. The result is
 /// [`extract()`]'s. What the clips need (nodes, animations) stays in the scene.
 pub fn extract_taking_meshes(scene: &mut Scene) -> Extracted {
-    let mut meshes = core::mem::take(&mut scene.meshes);
+    let meshes = core::mem::take(&mut scene.meshes);
     let mut out = Extracted::default();
-    extract_skeleton(scene, &[], Some(&mut meshes), &mut out);
+    extract_skeleton(scene, Meshes::Owned(meshes), &mut out);
     out.materials = scene.materials.iter().map(extract_material).collect();
     out
 }
@@ -218,14 +218,31 @@ impl Slots {
     }
 }
 
-/// The skeleton and the parts. The meshes are `borrowed`, or `owned` (then freed as they are
-/// used, see [`extract_taking_meshes`]).
-fn extract_skeleton(
-    scene: &Scene,
-    borrowed: &[kiln_scene::Mesh],
-    mut owned: Option<&mut Vec<kiln_scene::Mesh>>,
-    out: &mut Extracted,
-) {
+/// The scene's meshes as extraction gets them: borrowed ([`extract()`]), or owned and freed
+/// as they are used ([`extract_taking_meshes`]).
+enum Meshes<'m> {
+    Borrowed(&'m [kiln_scene::Mesh]),
+    Owned(Vec<kiln_scene::Mesh>),
+}
+
+impl Meshes<'_> {
+    fn all(&self) -> &[kiln_scene::Mesh] {
+        match self {
+            Meshes::Borrowed(m) => m,
+            Meshes::Owned(m) => m,
+        }
+    }
+
+    fn owned(&mut self) -> Option<&mut Vec<kiln_scene::Mesh>> {
+        match self {
+            Meshes::Borrowed(_) => None,
+            Meshes::Owned(m) => Some(m),
+        }
+    }
+}
+
+/// The skeleton and the parts.
+fn extract_skeleton(scene: &Scene, mut meshes: Meshes<'_>, out: &mut Extracted) {
     let order = scene.depth_first();
     // Bone index of each node id.
     let mut bone_of = alloc::vec![-1i32; scene.nodes.len()];
@@ -253,11 +270,11 @@ fn extract_skeleton(
     }
 
     // The parts, in node order then mesh order.
+    let all = meshes.all();
     let mut plans = Vec::new();
     for &id in &order {
         let node = &scene.nodes[id];
         for &mesh_index in &node.meshes {
-            let all: &[kiln_scene::Mesh] = owned.as_deref().map_or(borrowed, |m| m.as_slice());
             let Some(mesh) = all.get(mesh_index) else {
                 continue;
             };
@@ -318,7 +335,6 @@ fn extract_skeleton(
         bone_of,
         node_bones: order.len(),
     };
-    let all: &[kiln_scene::Mesh] = owned.as_deref().map_or(borrowed, |m| m.as_slice());
     for plan in &mut plans {
         let mesh = &all[plan.mesh];
         let nv = mesh.positions.len();
@@ -361,8 +377,8 @@ fn extract_skeleton(
         (influences, warnings)
     });
     // The weights are in the influences now.
-    if let Some(meshes) = owned.as_deref_mut() {
-        for m in meshes.iter_mut() {
+    if let Some(owned) = meshes.owned() {
+        for m in owned.iter_mut() {
             m.bones = Vec::new();
         }
     }
@@ -381,6 +397,7 @@ fn extract_skeleton(
     }
     // A mesh only one part uses goes to that part's task, which frees it with its vertices
     // built; the others are read in place.
+    let mut owned = meshes.owned();
     let mut uses = alloc::vec![0usize; owned.as_deref().map_or(0, |m| m.len())];
     for plan in &plans {
         if let Some(u) = uses.get_mut(plan.mesh) {
@@ -391,15 +408,13 @@ fn extract_skeleton(
         .into_iter()
         .map(|(plan, rigid, influences)| {
             let mine = match owned.as_deref_mut() {
-                Some(meshes) if uses[plan.mesh] == 1 => {
-                    Some(core::mem::take(&mut meshes[plan.mesh]))
-                }
+                Some(owned) if uses[plan.mesh] == 1 => Some(core::mem::take(&mut owned[plan.mesh])),
                 _ => None,
             };
             (plan.mesh, rigid, influences, mine)
         })
         .collect();
-    let all: &[kiln_scene::Mesh] = owned.as_deref().map_or(borrowed, |m| m.as_slice());
+    let all = meshes.all();
     let vertices = crate::par_map_into(tasks, |(mesh, rigid, influences, mine)| {
         let mesh = mine.as_ref().unwrap_or(&all[mesh]);
         mesh_vertices(mesh, rigid, influences.as_deref())
