@@ -6,20 +6,7 @@ use kiln_format::kiln::quantize::{
     unorm16_encode, unorm16_max_error, weights_decode, weights_encode,
 };
 
-/// xorshift64*: deterministic inputs without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use kiln_testkit::rng::Rng;
 
 fn angle(a: [f32; 3], b: [f64; 3]) -> f64 {
     let a = a.map(|v| v as f64);
@@ -95,7 +82,10 @@ fn octahedral_directions_are_within_the_stated_angle() {
 fn octahedral_decode_is_unit_length_and_degenerate_input_is_plus_z() {
     let mut rng = Rng(7);
     for _ in 0..10_000 {
-        let q = [(rng.next() as u16) as i16, (rng.next() as u16) as i16];
+        let q = [
+            (rng.next_u64() as u16) as i16,
+            (rng.next_u64() as u16) as i16,
+        ];
         let d = oct_decode(q);
         let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
         assert!((l - 1.0).abs() < 1e-6, "{q:?} -> {d:?}");

@@ -850,13 +850,8 @@ mod tests {
     /// teeth), a spiral maze, jittered stars, self-intersecting random walks, collinear runs,
     /// repeated positions.
     fn test_polygons() -> Vec<Vec<[f32; 3]>> {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rand = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng >> 11) as f32 / (1u64 << 53) as f32
-        };
+        let mut rng = kiln_testkit::rng::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rand = move || rng.unit() as f32;
         let mut polys = Vec::new();
         for teeth in [20usize, 75, 300] {
             polys.push(comb(teeth, 0.0, &mut rand));

@@ -7,19 +7,15 @@ use kiln_process::{
 use kiln_scene::{Mat4, Material, Mesh, Node, PropertyValue, Scene, UvChannel, Vec3, Vec4};
 use std::time::Instant;
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
+use kiln_testkit::rng::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
+/// The generator's draws this test needs beyond [`Rng`]'s.
+trait Draws {
+    fn float(&mut self) -> f32;
+    fn vec3(&mut self) -> Vec3;
+}
+
+impl Draws for Rng {
     fn float(&mut self) -> f32 {
         match self.below(20) {
             0 => f32::NAN,

@@ -42,3 +42,4 @@ pub mod oracle;
 pub mod paths;
 pub mod process;
 pub mod report;
+pub mod rng;
