@@ -146,6 +146,10 @@ impl<'a> Converter<'_, '_, 'a> {
 /// Skin bones of one output mesh (`ConvertWeights` + `ConvertCluster`): every cluster gives
 /// a bone (even without weights); a bone named twice in one skin is listed twice with the
 /// first cluster's data; weights go to every output vertex made from the control point.
+///
+/// The conversion calls it for a geometry that is not split by material; a split geometry's
+/// parts get theirs from [`split_bones`] in one pass, and debug builds check each part against
+/// this function with `material` and `picked` (its per-part form is that reference).
 pub(super) fn bones_for(
     geo: &MeshGeometry<'_>,
     clusters: &[Cluster<'_>],
