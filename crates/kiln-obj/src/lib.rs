@@ -171,7 +171,7 @@ fn import(
 #[cfg(feature = "std")]
 mod load;
 #[cfg(feature = "std")]
-pub use load::load;
+pub use load::{FileSystem, Files, load, load_with, parse_at};
 
 #[cfg(test)]
 mod tests;

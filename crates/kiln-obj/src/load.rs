@@ -23,10 +23,44 @@ use crate::ObjError;
 ///   When the rewritten path differs from what the file wrote, the written one is kept in the
 ///   material's properties as `textures[I].written` (`I` = index in `Material::textures`).
 pub fn load(path: &Path) -> Result<Scene, ObjError> {
-    let bytes = std::fs::read(path).map_err(|source| ObjError::Io {
+    load_with(path, &mut FileSystem)
+}
+
+/// The files [`load_with`] reads and looks for: the file system ([`FileSystem`]), or anything
+/// standing in for it — kiln's pipeline records through it every file a conversion read or
+/// looked for, for its manifests and depfiles.
+pub trait Files {
+    /// The bytes of the file at `path`.
+    fn read(&mut self, path: &Path) -> std::io::Result<Vec<u8>>;
+    /// Whether `path` is a file (a texture candidate that is looked for, not read).
+    fn is_file(&mut self, path: &Path) -> bool;
+}
+
+/// [`Files`] as they are on disk.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FileSystem;
+
+impl Files for FileSystem {
+    fn read(&mut self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+    fn is_file(&mut self, path: &Path) -> bool {
+        path.is_file()
+    }
+}
+
+/// [`load`], reading the OBJ, its libraries and looking for its textures through `files`.
+pub fn load_with(path: &Path, files: &mut dyn Files) -> Result<Scene, ObjError> {
+    let bytes = files.read(path).map_err(|source| ObjError::Io {
         path: path.to_path_buf(),
         source,
     })?;
+    parse_at(path, &bytes, files)
+}
+
+/// [`load_with`] of an OBJ whose bytes are already read (from standard input, say): `path`
+/// names it and its folder is where its libraries and textures are looked for.
+pub fn parse_at(path: &Path, bytes: &[u8], files: &mut dyn Files) -> Result<Scene, ObjError> {
     let dir = path.parent().unwrap_or_else(|| Path::new(""));
     let name = path
         .file_name()
@@ -41,14 +75,14 @@ pub fn load(path: &Path) -> Result<Scene, ObjError> {
             candidates.push(lib.replace('\\', "/"));
         }
         for c in candidates {
-            if let Ok(data) = std::fs::read(dir.join(&c)) {
+            if let Ok(data) = files.read(&dir.join(&c)) {
                 found.insert(lib.to_string(), c);
                 return Some(data);
             }
         }
         None
     };
-    let (mut scene, sources) = crate::import(&bytes, &name, &mut loader)?;
+    let (mut scene, sources) = crate::import(bytes, &name, &mut loader)?;
 
     for (mat, source) in scene.materials.iter_mut().zip(sources) {
         let lib_dir = source
@@ -58,7 +92,7 @@ pub fn load(path: &Path) -> Result<Scene, ObjError> {
             .unwrap_or_default();
         let mut written = Vec::new();
         for (i, tex) in mat.textures.iter_mut().enumerate() {
-            let resolved = resolve_texture(dir, &lib_dir, &tex.path);
+            let resolved = resolve_texture(dir, &lib_dir, &tex.path, &mut |p| files.is_file(p));
             if resolved != tex.path {
                 let old = core::mem::replace(&mut tex.path, resolved);
                 written.push((format!("textures[{i}].written"), PropertyValue::String(old)));
@@ -114,7 +148,12 @@ fn join(dir: &str, p: &str) -> String {
 }
 
 /// See [`load`]: the path, relative to the OBJ folder, under which a texture opens.
-pub(crate) fn resolve_texture(obj_dir: &Path, lib_dir: &str, written: &str) -> String {
+pub(crate) fn resolve_texture(
+    obj_dir: &Path,
+    lib_dir: &str,
+    written: &str,
+    is_file: &mut dyn FnMut(&Path) -> bool,
+) -> String {
     let w = written.trim().replace('\\', "/");
     if w.is_empty() {
         return written.to_string();
@@ -127,7 +166,7 @@ pub(crate) fn resolve_texture(obj_dir: &Path, lib_dir: &str, written: &str) -> S
         base.clone(),
     ];
     for c in &candidates {
-        if !c.is_empty() && obj_dir.join(c).is_file() {
+        if !c.is_empty() && is_file(&obj_dir.join(c)) {
             return c.clone();
         }
     }
@@ -156,7 +195,19 @@ mod tests {
     #[test]
     fn unresolvable_texture_keeps_library_relative_form() {
         let dir = Path::new("/nonexistent-kiln-dir");
-        assert_eq!(resolve_texture(dir, "m", ".\\tex\\a.jpg"), "m/tex/a.jpg");
-        assert_eq!(resolve_texture(dir, "", "a.jpg"), "a.jpg");
+        let mut looked = Vec::new();
+        let mut is_file = |p: &Path| {
+            looked.push(p.to_path_buf());
+            p.is_file()
+        };
+        assert_eq!(
+            resolve_texture(dir, "m", ".\\tex\\a.jpg", &mut is_file),
+            "m/tex/a.jpg"
+        );
+        assert_eq!(resolve_texture(dir, "", "a.jpg", &mut is_file), "a.jpg");
+        // Every candidate is looked for through the callback, in order.
+        assert_eq!(looked[0], dir.join("m/tex/a.jpg"));
+        assert_eq!(looked[1], dir.join("tex/a.jpg"));
+        assert_eq!(looked.len(), 8);
     }
 }
