@@ -13,6 +13,18 @@ pub const CLIP_LEFT_OUT: &str = "pipeline.clip-left-out";
 pub const TEXTURE_MISSING: &str = "pipeline.texture-missing";
 /// The model has no triangle: the `.mesh` holds the skeleton only.
 pub const SKELETON_ONLY: &str = "pipeline.skeleton-only";
+/// A `.mesh` has no manifest beside it (`NAME.kiln.json`): its clips are unknown and none was
+/// loaded.
+pub const NO_MANIFEST: &str = "load.no-manifest";
+/// `--static` was given and the model has animations: their clips were not written.
+pub const CLIPS_DROPPED_STATIC: &str = "pipeline.clips-dropped-static";
+/// `--clips` named an animation the model does not have.
+pub const CLIP_NOT_FOUND: &str = "pipeline.clip-not-found";
+/// Two textures of a conversion would have the same output name with different bytes: the
+/// later one was written under a name with its content hash.
+pub const TEXTURE_RENAMED: &str = "pipeline.texture-renamed";
+/// An output an earlier conversion wrote was changed since; it was kept, not deleted.
+pub const STALE_OUTPUT_KEPT: &str = "pipeline.stale-output-kept";
 /// A classic `.mesh` stores no offset matrices: they were assumed (`docs/animation.md`).
 pub const CLASSIC_OFFSETS_ASSUMED: &str = "load.classic-offsets-assumed";
 

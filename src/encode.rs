@@ -48,7 +48,7 @@ pub struct Encoded {
 /// Encodes every output of `loaded`. A texture that cannot be read is left out with a
 /// warning; an output that cannot be encoded (a count past the layout's limits) is an error.
 pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
-    let (mut encoded, mesh) = encode_parts(loaded, options)?;
+    let (mut encoded, mesh) = encode_with_textures(loaded, options)?;
     encoded.files.insert(
         0,
         OutputFile {
@@ -97,8 +97,35 @@ impl MeshStream {
     }
 }
 
-/// [`encode`] but for the `.mesh`, which comes back as a [`MeshStream`] (its checks and
-/// encoding errors happen here, before anything else is encoded).
+/// [`encode_parts`] and the textures: [`encode`] but for the `.mesh`.
+pub(crate) fn encode_with_textures(
+    loaded: &Loaded,
+    options: &EncodeOptions,
+) -> Result<(Encoded, MeshStream)> {
+    let (mut encoded, mesh) = encode_parts(loaded, options)?;
+    let mesh_name = mesh_file_name(loaded);
+    // Textures are told apart from the other outputs, the mesh included, by name.
+    for m in loaded.materials.iter().flatten() {
+        for tex in m.textures() {
+            let file = tex.file_name().to_string();
+            if file.is_empty() || file == mesh_name || encoded.files.iter().any(|o| o.name == file)
+            {
+                continue;
+            }
+            match loaded.texture_bytes(tex) {
+                Ok(bytes) => encoded.files.push(OutputFile { name: file, bytes }),
+                Err(why) => encoded
+                    .warnings
+                    .push(Warning::new(codes::TEXTURE_MISSING, why.to_string()).at(file)),
+            }
+        }
+    }
+    Ok((encoded, mesh))
+}
+
+/// The `.mesh` (as a [`MeshStream`]: its checks and encoding errors happen here, before
+/// anything else is encoded), the `.xml` and the clips; not the textures, which the caller
+/// names and reads ([`encode_with_textures`], `kiln::batch`).
 pub(crate) fn encode_parts(
     loaded: &Loaded,
     options: &EncodeOptions,
@@ -148,21 +175,11 @@ pub(crate) fn encode_parts(
             bytes,
         });
     }
-    let mut warnings = Vec::new();
-    // Textures are told apart from the other outputs, the mesh included, by name.
-    for m in loaded.materials.iter().flatten() {
-        for tex in m.textures() {
-            let file = tex.file_name().to_string();
-            if file.is_empty() || file == mesh_name || files.iter().any(|o| o.name == file) {
-                continue;
-            }
-            match loaded.texture_bytes(tex) {
-                Ok(bytes) => files.push(OutputFile { name: file, bytes }),
-                Err(why) => {
-                    warnings.push(Warning::new(codes::TEXTURE_MISSING, why.to_string()).at(file))
-                }
-            }
-        }
-    }
-    Ok((Encoded { files, warnings }, mesh))
+    Ok((
+        Encoded {
+            files,
+            warnings: Vec::new(),
+        },
+        mesh,
+    ))
 }

@@ -32,7 +32,7 @@ pub enum Error {
     #[error("cannot create folder: {0}")]
     CreateFolder(#[source] io::Error),
     /// The path names a folder.
-    #[error("is a directory, not a model file")]
+    #[error("is a folder with no .fbx or .obj file in it")]
     IsDirectory,
     /// The file's extension is none kiln reads.
     #[error("unsupported file type (expected .obj or .fbx)")]
@@ -68,6 +68,25 @@ pub enum Error {
     /// The model's skeleton or clips cannot be bound or baked.
     #[error(transparent)]
     Bake(#[from] kiln_anim::BakeModelError),
+    /// Warnings the batch's policy denies (`--strict`, `--deny`): nothing was written.
+    #[error("{} denied warning(s) ({}); nothing written", .count, .codes.join(", "))]
+    Denied {
+        /// How many warnings were denied.
+        count: usize,
+        /// Their codes, each once, in order.
+        codes: Vec<String>,
+    },
+    /// An output another input of the batch writes.
+    #[error("would write {}, which {other} writes too; nothing written", .output.display())]
+    OutputTaken {
+        /// The output.
+        output: PathBuf,
+        /// The other input.
+        other: String,
+    },
+    /// A panic inside the conversion (a bug in kiln): the batch went on.
+    #[error("internal error (please report it): {0}")]
+    Internal(String),
 }
 
 /// `Result` with [`Error`].

@@ -32,11 +32,13 @@ pub use kiln_process as process;
 pub use kiln_scene as scene;
 pub use kiln_scene::Warning;
 
+pub mod batch;
 pub mod codes;
 pub mod demo;
 pub mod encode;
 mod error;
 pub mod load;
+pub mod manifest;
 pub mod pipeline;
 
 pub use encode::{EncodeOptions, Encoded, Layout, OutputFile, encode};

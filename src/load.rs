@@ -19,6 +19,8 @@ use kiln_format::kiln::{ClipView, FileType, MeshView};
 use kiln_format::{Clip, IDENTITY, MaterialData, Matrix, Model};
 use kiln_scene::{EmbeddedTexture, Scene, TextureRef, Warning};
 
+pub use kiln_obj::{FileSystem, Files};
+
 use crate::codes;
 use crate::error::{Error, Result, at};
 
@@ -259,7 +261,22 @@ fn is_mesh(path: &Path) -> bool {
 /// Loads `path`: a `.mesh` kiln wrote (by its extension), or a model file kiln reads.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
     if is_mesh(path) {
-        load_mesh(path)
+        load_mesh(path, None)
+    } else {
+        load_model(path, options)
+    }
+}
+
+/// [`load`], with a `.mesh`'s clips read from `clip_files` instead of its manifest (a `.mesh`
+/// the original tool wrote has none); an empty `clip_files` is [`load`]. Ignored for a model
+/// file.
+pub fn load_with_clip_files(
+    path: &Path,
+    options: &LoadOptions,
+    clip_files: &[PathBuf],
+) -> Result<Loaded> {
+    if is_mesh(path) {
+        load_mesh(path, (!clip_files.is_empty()).then_some(clip_files))
     } else {
         load_model(path, options)
     }
@@ -267,17 +284,37 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
 
 /// Reads a model file into a scene, as authored (right-handed, polygons).
 pub fn import_file(path: &Path) -> Result<Scene> {
+    import_with(path, &mut FileSystem)
+}
+
+/// [`import_file`], reading the model and every file it refers to (an OBJ's `.mtl`) through
+/// `files`, which may record them (`kiln::batch` does, for its manifests and depfiles).
+pub fn import_with(path: &Path, files: &mut dyn Files) -> Result<Scene> {
+    let format = InputFormat::of(path).ok_or_else(|| Error::UnsupportedType.with_path(path))?;
     let meta = fs::metadata(path).map_err(|e| Error::Open(e).with_path(path))?;
     if meta.is_dir() {
         return Err(Error::IsDirectory.with_path(path));
     }
-    match InputFormat::of(path) {
-        Some(InputFormat::Obj) => kiln_obj::load(path).map_err(|e| Error::Obj(e).with_path(path)),
-        Some(InputFormat::Fbx) => {
-            let bytes = fs::read(path).map_err(|e| Error::Open(e).with_path(path))?;
-            kiln_fbx_scene::import(&bytes).map_err(at(path))
+    let bytes = files
+        .read(path)
+        .map_err(|e| Error::Open(e).with_path(path))?;
+    import_bytes(path, &bytes, format, files)
+}
+
+/// Imports the model whose bytes are `bytes` (read already, from a file or standard input) in
+/// `format`. `path` names it in errors and its folder is where an OBJ's `.mtl` files and
+/// textures are looked for, through `files`.
+pub fn import_bytes(
+    path: &Path,
+    bytes: &[u8],
+    format: InputFormat,
+    files: &mut dyn Files,
+) -> Result<Scene> {
+    match format {
+        InputFormat::Obj => {
+            kiln_obj::parse_at(path, bytes, files).map_err(|e| Error::Obj(e).with_path(path))
         }
-        None => Err(Error::UnsupportedType.with_path(path)),
+        InputFormat::Fbx => kiln_fbx_scene::import(bytes).map_err(at(path)),
     }
 }
 
@@ -296,9 +333,25 @@ pub fn process_for_engine(
 }
 
 fn load_model(path: &Path, options: &LoadOptions) -> Result<Loaded> {
-    let mut scene = import_file(path)?;
+    let scene = import_file(path)?;
+    process_scene(scene, path, options)
+}
+
+/// [`process_for_engine`] then [`from_scene`]: the engine data of an imported scene.
+///
+/// With `pre_transform`, a model's animations cannot be kept (the nodes they move are baked
+/// into the vertices): that is a warning ([`codes::CLIPS_DROPPED_STATIC`]), not silence.
+pub fn process_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Result<Loaded> {
+    let animations = scene.animations.len();
     process_for_engine(&mut scene, options).map_err(at(path))?;
-    Ok(from_scene(scene, path, options))
+    let mut loaded = from_scene(scene, path, options);
+    if options.pre_transform && animations > 0 {
+        loaded.warnings.push(Warning::new(
+            codes::CLIPS_DROPPED_STATIC,
+            format!("--static: {animations} animation(s) not written as clips (node transforms are baked into the vertices)"),
+        ));
+    }
+    Ok(loaded)
 }
 
 /// The engine data of a scene already processed for the engine ([`process_for_engine`]), as if
@@ -365,7 +418,7 @@ pub fn from_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Loade
     }
 }
 
-fn load_mesh(path: &Path) -> Result<Loaded> {
+fn load_mesh(path: &Path, given_files: Option<&[PathBuf]>) -> Result<Loaded> {
     let bytes = fs::read(path).map_err(|e| Error::Read(e).with_path(path))?;
     let dir = folder_of(path);
     let name = stem(path);
@@ -414,19 +467,36 @@ fn load_mesh(path: &Path) -> Result<Loaded> {
     };
     let mut clips = Vec::new();
     let mut clip_files = Vec::new();
-    for file in clips_beside(&dir, &name) {
-        let bytes = fs::read(&file).map_err(|e| Error::Read(e).with_path(&file))?;
-        let clip = match FileType::of(&bytes) {
-            Some(FileType::Clip) => ClipView::parse(&bytes).map_err(at(&file))?.to_clip(),
-            Some(FileType::Mesh) => continue,
-            None => kiln_format::classic::read_clip(&bytes).map_err(at(&file))?,
-        };
-        let file_name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        clips.push(clip);
-        clip_files.push(file_name);
+    let given = given_files.map(|files| files.to_vec());
+    let listed =
+        || clips_of(path, &dir, &name).map(|names| names.iter().map(|n| dir.join(n)).collect());
+    match given.or_else(listed) {
+        Some(files) => {
+            for file in files {
+                let file_name = file
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let bytes = fs::read(&file).map_err(|e| Error::Read(e).with_path(&file))?;
+                let clip = match FileType::of(&bytes) {
+                    Some(FileType::Clip) => ClipView::parse(&bytes).map_err(at(&file))?.to_clip(),
+                    Some(FileType::Mesh) => continue,
+                    None => kiln_format::classic::read_clip(&bytes).map_err(at(&file))?,
+                };
+                clips.push(clip);
+                clip_files.push(file_name);
+            }
+        }
+        None => warnings.push(
+            Warning::new(
+                codes::NO_MANIFEST,
+                format!(
+                    "no {name}{} beside it: its clips are unknown, none loaded (convert it again to write one, or name them with --clip-file)",
+                    crate::manifest::SUFFIX
+                ),
+            )
+            .at(path.display().to_string()),
+        ),
     }
     Ok(Loaded {
         name,
@@ -443,24 +513,19 @@ fn load_mesh(path: &Path) -> Result<Loaded> {
     })
 }
 
-/// The files `NAME_*.clip` in `dir`, sorted by name.
-fn clips_beside(dir: &Path, name: &str) -> Vec<PathBuf> {
-    let prefix = format!("{name}_");
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            n.starts_with(&prefix)
-                && p.extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| e.eq_ignore_ascii_case("clip"))
-        })
-        .collect();
-    files.sort();
-    files
+/// The clip files of the `.mesh` at `path`, from the manifest `kiln convert` wrote beside it
+/// (`NAME.kiln.json`): never by matching file names, which would take another model's clips
+/// (`a.mesh` and `a_b.mesh`) or clips an earlier conversion left. `None` when there is no
+/// manifest or it does not list this `.mesh`.
+fn clips_of(path: &Path, dir: &Path, name: &str) -> Option<Vec<String>> {
+    let manifest =
+        crate::manifest::Manifest::read(&dir.join(format!("{name}{}", crate::manifest::SUFFIX)))?;
+    let file_name = path.file_name()?.to_str()?;
+    manifest
+        .outputs
+        .iter()
+        .find(|o| o.kind == crate::manifest::OutputKind::Mesh && o.path == file_name)
+        .map(|o| o.clips.clone())
 }
 
 impl Loaded {
@@ -474,23 +539,42 @@ impl Loaded {
     /// folder (with `\` read as a separator), or failing that the file name in the model's
     /// folder; or, for a `.mesh`, the file of that name beside it.
     pub fn texture_bytes(&self, texture: &TextureSource) -> Result<Vec<u8>, TextureError> {
+        self.find_texture(texture, &mut FileSystem)
+            .map(|(_, bytes)| bytes)
+    }
+
+    /// [`Loaded::texture_bytes`] read through `files`, with the file they came from (`None`
+    /// for a texture embedded in the model).
+    pub fn find_texture(
+        &self,
+        texture: &TextureSource,
+        files: &mut dyn Files,
+    ) -> Result<(Option<PathBuf>, Vec<u8>), TextureError> {
         match texture {
             TextureSource::Beside(name) => {
-                fs::read(self.dir.join(name)).map_err(|source| TextureError::Unreadable {
-                    name: name.clone(),
-                    source,
-                })
+                let file = self.dir.join(name);
+                match files.read(&file) {
+                    Ok(bytes) => Ok((Some(file), bytes)),
+                    Err(source) => Err(TextureError::Unreadable {
+                        name: name.clone(),
+                        source,
+                    }),
+                }
             }
-            TextureSource::Scene(tex) => self.scene_texture(tex),
+            TextureSource::Scene(tex) => self.scene_texture(tex, files),
         }
     }
 
-    fn scene_texture(&self, tex: &TextureRef) -> Result<Vec<u8>, TextureError> {
+    fn scene_texture(
+        &self,
+        tex: &TextureRef,
+        files: &mut dyn Files,
+    ) -> Result<(Option<PathBuf>, Vec<u8>), TextureError> {
         if let Some(index) = tex.embedded {
             return self
                 .embedded
                 .get(index)
-                .map(|t| t.data.clone())
+                .map(|t| (None, t.data.clone()))
                 .ok_or_else(|| TextureError::EmbeddedMissing {
                     path: tex.path.clone(),
                     index,
@@ -504,8 +588,8 @@ impl Loaded {
             looked.push(source_dir.join(bare));
         }
         for c in &looked {
-            if let Ok(bytes) = fs::read(c) {
-                return Ok(bytes);
+            if let Ok(bytes) = files.read(c) {
+                return Ok((Some(c.clone()), bytes));
             }
         }
         Err(TextureError::NotFound {

@@ -13,7 +13,9 @@ use std::time::Instant;
 use kiln_scene::Warning;
 
 use crate::codes;
-use crate::encode::{EncodeOptions, Encoded, Layout, MeshStream, encode_parts, mesh_file_name};
+use crate::encode::{
+    EncodeOptions, Encoded, Layout, MeshStream, encode_with_textures, mesh_file_name,
+};
 use crate::error::{Error, Result};
 use crate::load::{LoadOptions, Loaded, load};
 
@@ -50,7 +52,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// [`write_atomically`] of whatever `write` writes into the temporary file.
-fn write_atomically_with(
+pub(crate) fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
@@ -145,7 +147,7 @@ pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
     let start = Instant::now();
     let mut loaded = load(path, &options.load)?;
     let (mut encoded, mesh) =
-        encode_parts(&loaded, &options.encode).map_err(|e| e.with_path(path))?;
+        encode_with_textures(&loaded, &options.encode).map_err(|e| e.with_path(path))?;
     let mut warnings = std::mem::take(&mut loaded.warnings);
     warnings.append(&mut encoded.warnings);
     if loaded.model.meshes.is_empty() {

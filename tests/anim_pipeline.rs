@@ -194,7 +194,18 @@ fn a_converted_mesh_and_its_clips_load_back_for_baking_in_both_layouts() {
         for o in &encoded.files {
             write_atomically(&dir.path().join(&o.name), &o.bytes).unwrap();
         }
-        let loaded = load(&dir.path().join("hero.mesh"), &LoadOptions::default()).unwrap();
+        // Written by `encode` (no manifest): the clips are named by the caller.
+        let clip_files: Vec<_> = converted
+            .clip_files
+            .iter()
+            .map(|f| dir.path().join(f))
+            .collect();
+        let loaded = kiln::load::load_with_clip_files(
+            &dir.path().join("hero.mesh"),
+            &LoadOptions::default(),
+            &clip_files,
+        )
+        .unwrap();
         assert_eq!(loaded.clips.len(), 3, "{layout:?}");
         assert_eq!(loaded.model.bones.len(), 6);
         let Baked {
