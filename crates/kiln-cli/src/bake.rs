@@ -9,12 +9,16 @@ use kiln::anim::bake::BakeOptions;
 use kiln::anim::dds::{raw_texels, write_dds};
 use kiln::anim::{Baked, ModelBakeOptions, bake_model};
 use kiln::codes::bind_warning;
+use kiln::load::load_with_clip_files;
 use kiln::pipeline::write_atomically;
-use kiln::{LoadOptions, Warning, load};
+use kiln::{LoadOptions, Warning};
+
+use crate::output::outln;
 
 /// What `kiln bake` was asked.
 pub struct BakeArgs {
     pub file: PathBuf,
+    pub clip_files: Vec<PathBuf>,
     pub out: PathBuf,
     pub options: BakeOptions,
     pub clip_frame_rate: Option<f64>,
@@ -37,7 +41,14 @@ fn bake(args: &BakeArgs) -> Result<(), String> {
         clip_frame_rate: args.clip_frame_rate,
         ..LoadOptions::default()
     };
-    let model = load(&args.file, &options).map_err(|e| e.reason().to_string())?;
+    let model = load_with_clip_files(&args.file, &options, &args.clip_files)
+        .map_err(|e| e.reason().to_string())?;
+    if model.clips.is_empty() {
+        // Why there is nothing to bake (no manifest, say) comes before the error.
+        for w in &model.warnings {
+            eprintln!("kiln: warning: {}: {w}", args.file.display());
+        }
+    }
     let Baked {
         bake: baked,
         warnings: bind_warnings,
@@ -80,7 +91,7 @@ fn bake(args: &BakeArgs) -> Result<(), String> {
         .zip(&baked.frame_counts)
         .map(|(n, f)| format!("'{n}' {f}"))
         .collect();
-    println!(
+    outln!(
         "{}: {} bones, {} clips (frames: {}), texture {}×{}×{} RGBA32F -> {}",
         args.file.display(),
         baked.bone_count,

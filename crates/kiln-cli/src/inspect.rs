@@ -1,8 +1,12 @@
-//! `kiln inspect FILE [--json]`: describes a `.mesh` or `.clip` in either layout.
+//! `kiln inspect FILE [--json]`: describes a `.mesh` or `.clip` in either layout, or a model
+//! file (`.fbx`, `.obj`; see [`model`]).
 //!
 //! The file is memory-mapped; what it is comes from the loader (`kiln::load::FileKind`: the
 //! kiln layout by its magic, validated with `MeshView`/`ClipView` and its checksum verified;
-//! otherwise the classic layout by its extension). The report is built once as JSON and printed either as JSON or as text.
+//! otherwise the classic layout by its extension, or a model file by its extension). The report
+//! is built once as JSON and printed either as JSON or as text.
+
+mod model;
 
 use std::fs::File;
 use std::path::Path;
@@ -13,6 +17,8 @@ use kiln::format::kiln::{ClipView, Directions, Indices, MeshView, Positions, Tex
 use kiln::format::{Clip, Model, classic};
 use kiln::load::FileKind;
 use serde_json::{Value, json};
+
+use crate::output::outln;
 
 /// Bytes per vertex of the kiln layout's streams for each encoding.
 const FULL_VERTEX: u64 = 12 + 12 + 12 + 8 + 8 + 16;
@@ -25,7 +31,7 @@ pub fn run(path: &Path, json_out: bool) -> ExitCode {
     match inspect(path) {
         Ok(report) => {
             if json_out {
-                println!(
+                outln!(
                     "{}",
                     serde_json::to_string_pretty(&report).unwrap_or_default()
                 );
@@ -48,7 +54,11 @@ pub fn run(path: &Path, json_out: bool) -> ExitCode {
 /// Maps the file read-only. An empty file gives an empty slice (mapping 0 bytes fails).
 fn map(path: &Path) -> Result<Option<memmap2::Mmap>> {
     let file = File::open(path).context("cannot open")?;
-    let len = file.metadata().context("cannot stat")?.len();
+    let meta = file.metadata().context("cannot stat")?;
+    if meta.is_dir() {
+        bail!("is a folder, not a file");
+    }
+    let len = meta.len();
     if len == 0 {
         return Ok(None);
     }
@@ -68,9 +78,11 @@ fn inspect(path: &Path) -> Result<Value> {
         FileKind::KilnClip => kiln_clip(bytes)?,
         FileKind::ClassicMesh => classic_mesh(&classic::read_mesh(bytes).context("classic .mesh")?),
         FileKind::ClassicClip => classic_clip(&classic::read_clip(bytes).context("classic .clip")?),
-        FileKind::Model(_) | FileKind::Unknown => {
-            bail!("not a kiln file, and not named .mesh or .clip to be read as classic")
-        }
+        FileKind::Model(format) => model::report(path, format)?,
+        FileKind::Unknown => bail!(
+            "not a model file (.fbx, .obj), not a kiln file, and not named .mesh or .clip to be \
+             read as classic"
+        ),
     };
     report["file"] = json!(file);
     report["size"] = json!(bytes.len());
@@ -114,6 +126,36 @@ fn round1(v: f64) -> f64 {
     (v * 10.0).round() / 10.0
 }
 
+/// A float as JSON in its shortest form (`0.1`, not `0.10000000149011612`; `-0` as `0`), `null`
+/// when it is not finite.
+fn num(x: f32) -> Value {
+    (x + 0.0)
+        .to_string()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .map_or(Value::Null, Value::from)
+}
+
+/// `{"min": [x, y, z], "max": [x, y, z]}` over `positions` (NaN coordinates left out), `null`
+/// when there is none.
+fn bounds(positions: impl IntoIterator<Item = [f32; 3]>) -> Value {
+    let mut min = [f32::INFINITY; 3];
+    let mut max = [f32::NEG_INFINITY; 3];
+    let mut any = false;
+    for p in positions {
+        any = true;
+        for a in 0..3 {
+            min[a] = min[a].min(p[a]);
+            max[a] = max[a].max(p[a]);
+        }
+    }
+    if !any {
+        return Value::Null;
+    }
+    json!({ "min": min.map(num), "max": max.map(num) })
+}
+
 fn kiln_mesh(bytes: &[u8]) -> Result<Value> {
     let view = MeshView::parse(bytes).context("kiln .mesh")?;
     let (major, minor) = view.version();
@@ -133,6 +175,8 @@ fn kiln_mesh(bytes: &[u8]) -> Result<Value> {
         .map(|s| s.length)
         .sum();
     let vertices = view.vertex_count() as u64;
+    let positions = view.positions();
+    let bounds = bounds((0..positions.len()).filter_map(|i| positions.get(i)));
     let bones: Vec<Value> = view
         .bones()
         .map(|b| json!({"index": b.index, "parent": b.parent, "name": b.name}))
@@ -178,6 +222,7 @@ fn kiln_mesh(bytes: &[u8]) -> Result<Value> {
             "indices": view.index_count(),
             "triangles": view.index_count() / 3,
         },
+        "bounds": bounds,
         "encoding": encoding,
         "quantization": view.quantization().map(|q| json!({
             "position_min": &q.position_min[..3], "position_extent": &q.position_extent[..3],
@@ -226,6 +271,7 @@ fn classic_mesh(model: &Model) -> Value {
             "indices": indices,
             "triangles": indices / 3,
         },
+        "bounds": bounds(model.meshes.iter().flat_map(|m| m.vertices.iter().map(|v| v.position))),
         "size_saving": saving(vertices, vertices * CLASSIC_VERTEX),
         "bones": model.bones.iter().map(|b| json!({"index": b.index, "parent": b.parent, "name": b.name})).collect::<Vec<_>>(),
         "parts": model.meshes.iter().map(|m| json!({
@@ -254,14 +300,41 @@ fn classic_clip(clip: &Clip) -> Value {
     })
 }
 
-/// The same report as text.
-fn print_text(r: &Value) {
-    let s = |v: &Value| match v {
+/// A report value as text: strings without quotes, `-` for null.
+fn text(v: &Value) -> String {
+    match v {
         Value::String(s) => s.clone(),
         Value::Null => "-".into(),
         other => other.to_string(),
+    }
+}
+
+/// `bounds: min (x, y, z) max (x, y, z)`, or `bounds: - (no vertex)`.
+fn print_bounds(b: &Value) {
+    let point = |p: &Value| {
+        p.as_array()
+            .map(|a| a.iter().map(text).collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
     };
-    println!(
+    if b.is_null() {
+        outln!("bounds: - (no vertex)");
+    } else {
+        outln!(
+            "bounds: min ({}) max ({})",
+            point(&b["min"]),
+            point(&b["max"])
+        );
+    }
+}
+
+/// The same report as text.
+fn print_text(r: &Value) {
+    if r["type"] == "model" {
+        model::print_text(r);
+        return;
+    }
+    let s = text;
+    outln!(
         "{}: {} {} layout{}, {} bytes",
         s(&r["file"]),
         s(&r["type"]),
@@ -272,7 +345,7 @@ fn print_text(r: &Value) {
         s(&r["size"])
     );
     if let Some(c) = r["checksum"].as_object() {
-        println!(
+        outln!(
             "checksum: {} {} ({})",
             s(&c["algorithm"]),
             s(&c["stored"]),
@@ -284,13 +357,17 @@ fn print_text(r: &Value) {
         );
     }
     if let Some(secs) = r["sections"].as_array() {
-        println!("sections ({}):", secs.len());
-        println!(
+        outln!("sections ({}):", secs.len());
+        outln!(
             "  {:<18} {:>10} {:>12} {:>6} {:>10}",
-            "kind", "offset", "length", "size", "count"
+            "kind",
+            "offset",
+            "length",
+            "size",
+            "count"
         );
         for sec in secs {
-            println!(
+            outln!(
                 "  {:<18} {:>10} {:>12} {:>6} {:>10}",
                 s(&sec["name"]),
                 s(&sec["offset"]),
@@ -302,17 +379,20 @@ fn print_text(r: &Value) {
     }
     if let Some(c) = r["counts"].as_object() {
         let line: Vec<String> = c.iter().map(|(k, v)| format!("{} {k}", s(v))).collect();
-        println!("counts: {}", line.join(", "));
+        outln!("counts: {}", line.join(", "));
+    }
+    if let Some(b) = r.get("bounds") {
+        print_bounds(b);
     }
     if let Some(e) = r.get("encoding").and_then(Value::as_object) {
         let line: Vec<String> = e.iter().map(|(k, v)| format!("{k} {}", s(v))).collect();
-        println!("streams: {}", line.join(", "));
+        outln!("streams: {}", line.join(", "));
     }
     if let Some(q) = r.get("quantization").filter(|q| !q.is_null()) {
-        println!("quantization bounds: {q}");
+        outln!("quantization bounds: {q}");
     }
     if let Some(sv) = r.get("size_saving").and_then(Value::as_object) {
-        println!(
+        outln!(
             "vertex streams: {} bytes here; kiln f32 {} bytes, --quantize {} bytes (-{}%), \
              --quantize-positions {} bytes (-{}%)",
             s(&sv["vertex_stream_bytes"]),
@@ -324,9 +404,9 @@ fn print_text(r: &Value) {
         );
     }
     if let Some(bones) = r.get("bones").and_then(Value::as_array) {
-        println!("bones ({}):", bones.len());
+        outln!("bones ({}):", bones.len());
         for b in bones {
-            println!(
+            outln!(
                 "  {:>4} parent {:>4}  {}",
                 s(&b["index"]),
                 s(&b["parent"]),
@@ -335,13 +415,13 @@ fn print_text(r: &Value) {
         }
     }
     if let Some(parts) = r.get("parts").and_then(Value::as_array) {
-        println!("parts ({}):", parts.len());
+        outln!("parts ({}):", parts.len());
         for p in parts {
             let verts = match &p["vertices"] {
                 Value::Array(a) if a.len() == 2 => format!("vertices {}..{}", s(&a[0]), s(&a[1])),
                 _ => format!("{} vertices", s(&p["vertex_count"])),
             };
-            println!(
+            outln!(
                 "  {}  material {}  bone {}  {verts}  {} triangles",
                 s(&p["name"]),
                 s(&p["material"]),
@@ -351,9 +431,9 @@ fn print_text(r: &Value) {
         }
     }
     if let Some(mats) = r.get("materials").and_then(Value::as_array) {
-        println!("materials ({}):", mats.len());
+        outln!("materials ({}):", mats.len());
         for m in mats {
-            println!(
+            outln!(
                 "  {}  diffuse {}  specular {}  normal {}",
                 s(&m["name"]),
                 s(&m["diffuse_texture"]),
@@ -363,7 +443,7 @@ fn print_text(r: &Value) {
         }
     }
     if let Some(c) = r.get("clip").and_then(Value::as_object) {
-        println!(
+        outln!(
             "clip {}: {} frames at {} fps (duration {} frames), {} tracks",
             s(&c["name"]),
             s(&c["frames"]),
@@ -374,8 +454,8 @@ fn print_text(r: &Value) {
         if let Some(t) = r.get("tracks").and_then(Value::as_array) {
             for (i, tr) in t.iter().enumerate() {
                 match tr {
-                    Value::String(name) => println!("  track {i}: {name}"),
-                    other => println!(
+                    Value::String(name) => outln!("  track {i}: {name}"),
+                    other => outln!(
                         "  track {i}: {} ({} keyframes)",
                         s(&other["bone"]),
                         s(&other["keyframes"])

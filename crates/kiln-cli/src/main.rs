@@ -5,8 +5,11 @@
 //! 2 for a usage error; `verify` and `preview` exit 3 when there is no GPU adapter.
 
 mod bake;
+mod completions;
+mod convert;
 mod dump;
 mod inspect;
+mod output;
 mod preview;
 mod verify;
 
@@ -14,8 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use kiln::pipeline::{ConvertOptions, prepare_file, write_atomically};
-use kiln::{EncodeOptions, Layout, LoadOptions};
+use kiln::pipeline::write_atomically;
+
+use crate::output::outln;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -29,7 +33,7 @@ struct Cli {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum LayoutArg {
+pub(crate) enum LayoutArg {
     /// The zero-copy kiln layout (docs/format.md).
     Kiln,
     /// Byte-compatible with the original C++ tool.
@@ -38,41 +42,25 @@ enum LayoutArg {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Convert model files: writes DIR/NAME.mesh, DIR/NAME.xml and the textures they use.
-    Convert {
-        /// Model files (.obj).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Output folder (created when missing).
-        #[arg(short, long, default_value = ".")]
-        out: PathBuf,
-        /// Byte layout of the .mesh file.
-        #[arg(long, value_enum, default_value_t = LayoutArg::Kiln)]
-        layout: LayoutArg,
-        /// Kiln layout: compact normals, tangents (octahedral snorm16), UVs (unorm16) and
-        /// weights (unorm8); positions stay f32.
-        #[arg(long)]
-        quantize: bool,
-        /// Kiln layout: as --quantize, and positions unorm16 against the bounds.
-        #[arg(long)]
-        quantize_positions: bool,
-        /// Static meshes: bake node transforms into the vertices (PreTransformVertices).
-        #[arg(long = "static")]
-        pre_transform: bool,
-        /// Resample every clip at this many frames per second (default: the animation's own
-        /// ticks per second).
-        #[arg(long, value_name = "FPS")]
-        clip_rate: Option<f64>,
-        /// Treat warnings (missing textures or material libraries, dropped faces) as errors.
-        #[arg(long)]
-        strict: bool,
-    },
-    /// Bake every clip's per-frame skinning matrices into a DDS texture array (width 4 × bones,
-    /// height frames, one layer per clip, RGBA32F; reference 002's layout): writes DIR/NAME.dds.
+    /// Convert models into engine files: NAME.mesh, NAME.xml, one NAME_CLIP.clip per
+    /// animation, the textures the materials use, and NAME.kiln.json (what was read and
+    /// written), for each input; inputs whose outputs are up to date are skipped.
+    Convert(convert::ConvertArgs),
+    /// Bake every clip's per-frame skinning matrices into a texture a vertex shader samples:
+    /// writes DIR/NAME.dds.
+    ///
+    /// The texture is a DX10 DDS texture array of RGBA32F texels: one layer per clip, one row per
+    /// frame, 4 texels per bone (the rows of its skinning matrix, for row vectors), so bone B at
+    /// frame F of clip C is texels 4·B to 4·B+3 of row F in layer C. It is 4 × bones wide and as
+    /// high as the longest clip (shorter clips repeat their last frame).
     Bake {
-        /// A model file `kiln convert` reads, or a .mesh it wrote (its NAME_*.clip files beside
-        /// it).
+        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote with its NAME_*.clip files
+        /// beside it.
         file: PathBuf,
+        /// With a .mesh: its .clip files (repeat the option), instead of those its
+        /// NAME.kiln.json manifest lists (a .mesh the original tool wrote has none).
+        #[arg(long = "clip-file", value_name = "FILE")]
+        clip_files: Vec<PathBuf>,
         /// Output folder (created when missing).
         #[arg(short, long, default_value = ".")]
         out: PathBuf,
@@ -82,53 +70,78 @@ enum Command {
         /// Most frames per clip the engine's texture holds (its MAX_FRAME); more is an error.
         #[arg(long, default_value_t = 16384)]
         max_frames: u32,
-        /// Make the texture exactly 4 × max-bones wide and max-frames high.
+        /// Make the texture exactly 4 × max-bones wide and max-frames high, for an engine that
+        /// creates it with fixed sizes (extra bones hold the identity, extra rows repeat the
+        /// last frame).
         #[arg(long)]
         pad: bool,
         /// Resample the clips of a model file at this many frames per second.
         #[arg(long, value_name = "FPS")]
         clip_rate: Option<f64>,
-        /// Also write DIR/NAME.rgba32f: the texels without the DDS header.
+        /// Also write DIR/NAME.rgba32f: the same texels without the DDS header, for an engine
+        /// that creates the texture itself.
         #[arg(long)]
         raw: bool,
-        /// Treat warnings as errors.
+        /// Treat warnings as errors: nothing is written when there is one.
         #[arg(long)]
         strict: bool,
     },
-    /// Print a model's bones and every vertex's position, blend indices and weights as CSV
-    /// (reference 003's dump).
+    /// Print a model's bones and every vertex's position, blend indices and blend weights as
+    /// CSV.
+    ///
+    /// With --csv: the bones table (header `bone,name,parent`), an empty line, then the
+    /// vertices table (header `part,vertex,x,y,z,i0,i1,i2,i3,w0,w1,w2,w3`: part index, vertex
+    /// index within the part, position, the four bone indices as integers and their weights).
+    /// With --csv-legacy: the original tool's Vertices.csv, without headers.
+    #[command(group(clap::ArgGroup::new("format").required(true)))]
     Dump {
-        /// CSV output (the only format).
-        #[arg(long, required = true)]
+        /// CSV with a header row per table; blend indices as integers, other numbers in the
+        /// shortest form that reads back as the same 32-bit float.
+        #[arg(long, group = "format")]
         csv: bool,
-        /// A model file `kiln convert` reads, or a .mesh it wrote.
+        /// The original tool's CSV: `index,name` per bone, an empty line, then
+        /// `x,y,z,i0,i1,i2,i3,w0,w1,w2,w3` per vertex, every number with six decimals.
+        #[arg(long, group = "format")]
+        csv_legacy: bool,
+        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote.
         file: PathBuf,
         /// Write to this file instead of standard output.
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
-    /// Convert a sample model built into kiln, to see the whole pipeline work.
+    /// Convert a sample model built into kiln, to see the whole pipeline work: writes
+    /// DIR/source/house.fbx and converts it into DIR (house.mesh, house.xml, bricks.tga).
     Demo {
         /// Output folder (created when missing).
         #[arg(short, long, default_value = "kiln-demo")]
         out: PathBuf,
     },
-    /// Describe a .mesh or .clip file (kiln or classic layout): header, sections, counts,
-    /// bones, parts, materials, clip tracks, checksum and the size saving of quantisation.
+    /// Describe a model file (.fbx, .obj) or a .mesh or .clip file kiln wrote.
+    ///
+    /// A model file: its nodes, meshes, materials and their textures, skins, animations, the
+    /// bounds of the converted model and the warnings a conversion gives, with their codes.
+    /// A .mesh (either layout): header, sections, counts, bounds, bones, parts, materials,
+    /// checksum and how much --quantize would save. A .clip: its frames and tracks.
     Inspect {
-        /// The .mesh or .clip file.
+        /// The model, .mesh or .clip file.
         file: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
-    /// Skin the model on the GPU from its baked bone-matrix texture and on the CPU, and print
-    /// the adapter and the error per clip and frame; exit 1 when an error exceeds the
+    /// Check that the model skins the same on the GPU as on the CPU.
+    ///
+    /// Skins the model on the GPU from the texture `kiln bake` writes and on the CPU, and
+    /// prints the adapter and the error per clip and frame; exits 1 when an error exceeds the
     /// tolerance, 3 when there is no GPU adapter.
     Verify {
-        /// A model file `kiln convert` reads, or a .mesh it wrote (its NAME_*.clip files
-        /// beside it).
+        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote with its NAME_*.clip files
+        /// beside it.
         file: PathBuf,
+        /// With a .mesh: its .clip files (repeat the option), instead of those its
+        /// NAME.kiln.json manifest lists (a .mesh the original tool wrote has none).
+        #[arg(long = "clip-file", value_name = "FILE")]
+        clip_files: Vec<PathBuf>,
         /// Only this clip.
         #[arg(long)]
         clip: Option<String>,
@@ -136,18 +149,26 @@ enum Command {
         /// first) or frames `N,M,…` (fractions allowed).
         #[arg(long, value_name = "all|N,M,…")]
         frames: Option<String>,
-        /// Largest error allowed, relative to the model's extent.
+        /// Largest error allowed, as a fraction of the model's extent (the diagonal of its
+        /// bounds).
         #[arg(long, default_value_t = 1e-4)]
         tolerance: f32,
         /// Use the GPU adapter whose name contains this.
         #[arg(long)]
         adapter: Option<String>,
     },
-    /// Render the model, skinned on the GPU, at several frames into a PNG contact sheet (one
-    /// row per clip); exit 3 when there is no GPU adapter.
+    /// Render the model, skinned on the GPU, at several frames into a PNG contact sheet.
+    ///
+    /// One row per clip (at most 8 unless --clip names one), one tile per frame, each part in
+    /// its diffuse colour or texture; exits 3 when there is no GPU adapter.
     Preview {
-        /// A model file `kiln convert` reads, or a .mesh it wrote.
+        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote with its NAME_*.clip files
+        /// beside it.
         file: PathBuf,
+        /// With a .mesh: its .clip files (repeat the option), instead of those its
+        /// NAME.kiln.json manifest lists (a .mesh the original tool wrote has none).
+        #[arg(long = "clip-file", value_name = "FILE")]
+        clip_files: Vec<PathBuf>,
         /// The PNG to write.
         #[arg(short, long)]
         out: PathBuf,
@@ -164,42 +185,34 @@ enum Command {
         #[arg(long)]
         adapter: Option<String>,
     },
+    /// Print a shell completion script for kiln.
+    ///
+    /// For example, bash: `kiln completions bash > ~/.local/share/bash-completion/completions/kiln`;
+    /// zsh: `kiln completions zsh > ~/.zfunc/_kiln` (with ~/.zfunc in $fpath); fish:
+    /// `kiln completions fish > ~/.config/fish/completions/kiln.fish`.
+    Completions {
+        /// The shell to complete kiln's commands and options in.
+        shell: completions::Shell,
+    },
+    /// Print kiln's manual page (roff), or write one page per command into a folder.
+    ///
+    /// `kiln man | man -l -` reads it; `kiln man -o DIR` writes DIR/kiln.1 and
+    /// DIR/kiln-COMMAND.1 for each command.
+    Man {
+        /// Write kiln.1 and one kiln-COMMAND.1 per command into this folder (created when
+        /// missing) instead of printing kiln.1.
+        #[arg(short, long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Convert {
-            files,
-            out,
-            layout,
-            quantize,
-            quantize_positions,
-            pre_transform,
-            clip_rate,
-            strict,
-        } => {
-            let options = ConvertOptions {
-                load: LoadOptions {
-                    pre_transform,
-                    clip_frame_rate: clip_rate,
-                },
-                encode: EncodeOptions {
-                    layout: match layout {
-                        LayoutArg::Kiln => Layout::Kiln,
-                        LayoutArg::Classic => Layout::Classic,
-                    },
-                    quantize: match (quantize, quantize_positions) {
-                        (_, true) => kiln::format::kiln::Quantize::AttributesAndPositions,
-                        (true, false) => kiln::format::kiln::Quantize::Attributes,
-                        (false, false) => kiln::format::kiln::Quantize::None,
-                    },
-                },
-            };
-            convert_all(&files, &out, &options, strict)
-        }
+        Command::Convert(args) => convert::run(args),
         Command::Bake {
             file,
+            clip_files,
             out,
             max_bones,
             max_frames,
@@ -209,6 +222,7 @@ fn main() -> ExitCode {
             strict,
         } => bake::run(&bake::BakeArgs {
             file,
+            clip_files,
             out,
             options: kiln::anim::bake::BakeOptions {
                 max_bones,
@@ -220,17 +234,32 @@ fn main() -> ExitCode {
             raw,
             strict,
         }),
-        Command::Dump { csv: _, file, out } => dump::run(&file, out.as_deref()),
+        Command::Dump {
+            csv: _,
+            csv_legacy,
+            file,
+            out,
+        } => dump::run(
+            &file,
+            out.as_deref(),
+            if csv_legacy {
+                dump::Format::Legacy
+            } else {
+                dump::Format::Headed
+            },
+        ),
         Command::Demo { out } => demo(&out),
         Command::Inspect { file, json } => inspect::run(&file, json),
         Command::Verify {
             file,
+            clip_files,
             clip,
             frames,
             tolerance,
             adapter,
         } => verify::run(&verify::VerifyArgs {
             file,
+            clip_files,
             clip,
             frames,
             tolerance,
@@ -238,6 +267,7 @@ fn main() -> ExitCode {
         }),
         Command::Preview {
             file,
+            clip_files,
             out,
             clip,
             frames,
@@ -245,55 +275,15 @@ fn main() -> ExitCode {
             adapter,
         } => preview::run(&preview::PreviewArgs {
             file,
+            clip_files,
             out,
             clip,
             frames,
             tile,
             adapter,
         }),
-    }
-}
-
-/// Converts each file, printing one line per file; returns failure when any failed.
-fn convert_all(files: &[PathBuf], out: &Path, options: &ConvertOptions, strict: bool) -> ExitCode {
-    let mut failed = 0usize;
-    for path in files {
-        let prepared = match prepare_file(path, options) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("kiln: error: {e}");
-                failed += 1;
-                continue;
-            }
-        };
-        for w in prepared.warnings() {
-            eprintln!("kiln: warning: {}: {w}", path.display());
-        }
-        if strict && !prepared.warnings().is_empty() {
-            // Checked before writing, so an earlier output of the same name stays as it was.
-            eprintln!(
-                "kiln: error: {}: {} warning(s) and --strict given; nothing written",
-                path.display(),
-                prepared.warnings().len()
-            );
-            failed += 1;
-            continue;
-        }
-        match prepared.write(out) {
-            Ok(done) => println!("{}: {}", path.display(), done.summary),
-            Err(e) => {
-                eprintln!("kiln: error: {e}");
-                failed += 1;
-            }
-        }
-    }
-    if failed > 0 {
-        if files.len() > 1 {
-            eprintln!("kiln: {failed} of {} files failed", files.len());
-        }
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
+        Command::Completions { shell } => completions::completions(shell),
+        Command::Man { out } => completions::man(out.as_deref()),
     }
 }
 
@@ -315,17 +305,12 @@ fn demo(out: &Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!("kiln demo: sample model written to {}", source.display());
-    let code = convert_all(
-        std::slice::from_ref(&obj),
-        out,
-        &ConvertOptions::default(),
-        false,
-    );
+    outln!("kiln demo: sample model written to {}", source.display());
+    let code = convert::convert_defaults(&obj, out);
     if code == ExitCode::SUCCESS {
-        println!("kiln demo: outputs in {}:", out.display());
+        outln!("kiln demo: outputs in {}:", out.display());
         for name in ["house.mesh", "house.xml", kiln::demo::TEXTURE_NAME] {
-            println!("  {}", out.join(name).display());
+            outln!("  {}", out.join(name).display());
         }
     }
     code

@@ -19,11 +19,13 @@ use kiln_gpu::preview::{
     PreviewFrame, PreviewMaterial, PreviewOptions, PreviewScene, spread_frames,
 };
 
+use crate::output::outln;
 use crate::verify::{Failure, load, open_gpu, parse_frames, pick_clips, report};
 
 /// What `kiln preview` was asked.
 pub struct PreviewArgs {
     pub file: PathBuf,
+    pub clip_files: Vec<PathBuf>,
     pub out: PathBuf,
     pub clip: Option<String>,
     pub frames: Option<String>,
@@ -54,7 +56,7 @@ fn preview(args: &PreviewArgs) -> Result<(), Failure> {
     };
     // The GPU first: without one, its line is the only one printed.
     let gpu = open_gpu(args.adapter.as_deref())?;
-    let loaded = load(&args.file)?;
+    let loaded = load(&args.file, &args.clip_files)?;
     let baked = &loaded.baked;
     let mut clips = pick_clips(baked, args.clip.as_deref())?;
     if clips.len() > MAX_ROWS {
@@ -96,11 +98,11 @@ fn preview(args: &PreviewArgs) -> Result<(), Failure> {
     let png = encode_png(&image)?;
     kiln::pipeline::write_atomically(&args.out, &png)
         .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
-    println!("kiln preview: {}", args.file.display());
-    println!("adapter: {}", gpu.adapter());
+    outln!("kiln preview: {}", args.file.display());
+    outln!("adapter: {}", gpu.adapter());
     for row in &rows {
         if let Some(first) = row.first() {
-            println!(
+            outln!(
                 "row: clip '{}' at frames {}",
                 baked.bake.clip_names[first.clip],
                 row.iter()
@@ -110,7 +112,7 @@ fn preview(args: &PreviewArgs) -> Result<(), Failure> {
             );
         }
     }
-    println!(
+    outln!(
         "{}: {}×{} pixels, {} tiles",
         args.out.display(),
         image.width,

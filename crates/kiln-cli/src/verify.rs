@@ -16,8 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kiln::anim::{Baked, ModelBakeOptions, bake_model};
-use kiln::{LoadOptions, Loaded as LoadedModel, load as load_model};
+use kiln::load::load_with_clip_files;
+use kiln::{LoadOptions, Loaded as LoadedModel};
 use kiln_gpu::{Animated, FrameSelection, Gpu, GpuError, GpuOptions, VerifyOptions};
+
+use crate::output::{outln, outp};
 
 /// Exit status when no GPU can be used.
 pub const NO_GPU: u8 = 3;
@@ -25,6 +28,7 @@ pub const NO_GPU: u8 = 3;
 /// What `kiln verify` was asked.
 pub struct VerifyArgs {
     pub file: PathBuf,
+    pub clip_files: Vec<PathBuf>,
     pub clip: Option<String>,
     pub frames: Option<String>,
     pub tolerance: f32,
@@ -77,8 +81,9 @@ pub struct Loaded {
 }
 
 /// Loads `file` as `kiln bake` does and bakes it; warnings go to standard error.
-pub fn load(file: &Path) -> Result<Loaded, Failure> {
-    let animated = load_model(file, &LoadOptions::default()).map_err(|e| e.reason().to_string())?;
+pub fn load(file: &Path, clip_files: &[PathBuf]) -> Result<Loaded, Failure> {
+    let animated = load_with_clip_files(file, &LoadOptions::default(), clip_files)
+        .map_err(|e| e.reason().to_string())?;
     let baked = bake_model(
         &animated.model,
         &animated.offsets,
@@ -155,7 +160,7 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
     let frames = parse_frames(args.frames.as_deref())?;
     // The GPU first: without one, its line is the only one printed.
     let gpu = open_gpu(args.adapter.as_deref())?;
-    let loaded = load(&args.file)?;
+    let loaded = load(&args.file, &args.clip_files)?;
     let clips = pick_clips(&loaded.baked, args.clip.as_deref())?;
     let options = VerifyOptions {
         clips: Some(clips),
@@ -168,9 +173,9 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
         &options,
     )?;
     let l = &r.layout;
-    println!("kiln verify: {}", args.file.display());
-    println!("adapter: {}", r.adapter);
-    println!(
+    outln!("kiln verify: {}", args.file.display());
+    outln!("adapter: {}", r.adapter);
+    outln!(
         "bone texture: {} bones × {} frames × {} clips, RGBA32F {}",
         l.bones,
         l.frames,
@@ -195,7 +200,7 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
             )
         }
     );
-    println!(
+    outln!(
         "{} vertices; extent {:.4}; tolerance {:e} × extent = {:.2e} for positions, {:.2e} for normals and tangents",
         r.vertices,
         r.extent,
@@ -203,10 +208,10 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
         r.position_limit(),
         r.direction_limit()
     );
-    print!("{}", r.table());
+    outp!("{}", r.table());
     let failed = r.failures().count();
     if failed == 0 {
-        println!(
+        outln!(
             "{}: all {} samples within tolerance (largest position error {:.2e} of the extent)",
             args.file.display(),
             r.samples.len(),

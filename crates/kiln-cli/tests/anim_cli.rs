@@ -107,7 +107,17 @@ fn texel(dds: &[u8], width: usize, height: usize, layer: usize, x: usize, y: usi
 fn bake_writes_a_dx10_texture_array_of_skinning_matrices() {
     let dir = tempfile::tempdir().unwrap();
     write_model(dir.path());
-    let out = kiln(&["bake", "rig.mesh", "-o", "out"], dir.path());
+    let out = kiln(
+        &[
+            "bake",
+            "rig.mesh",
+            "--clip-file",
+            "rig_wave_arm.clip",
+            "-o",
+            "out",
+        ],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("classic .mesh: no offset matrices stored"),
@@ -165,14 +175,34 @@ fn bake_writes_a_dx10_texture_array_of_skinning_matrices() {
 fn bake_limits_and_missing_animation_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     write_model(dir.path());
-    let out = kiln(&["bake", "rig.mesh", "--max-bones", "1"], dir.path());
+    let out = kiln(
+        &[
+            "bake",
+            "rig.mesh",
+            "--clip-file",
+            "rig_wave_arm.clip",
+            "--max-bones",
+            "1",
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr).contains("2 bones: more than the bake's limit of 1"),
         "{}",
         text(&out.stderr)
     );
-    let out = kiln(&["bake", "rig.mesh", "--max-frames", "2"], dir.path());
+    let out = kiln(
+        &[
+            "bake",
+            "rig.mesh",
+            "--clip-file",
+            "rig_wave_arm.clip",
+            "--max-frames",
+            "2",
+        ],
+        dir.path(),
+    );
     assert!(
         text(&out.stderr).contains("has 3 frames: more than the bake's limit of 2"),
         "{}",
@@ -201,6 +231,8 @@ fn bake_pads_to_the_engine_limits_and_writes_raw_texels() {
         &[
             "bake",
             "rig.mesh",
+            "--clip-file",
+            "rig_wave_arm.clip",
             "--max-bones",
             "4",
             "--max-frames",
@@ -220,10 +252,10 @@ fn bake_pads_to_the_engine_limits_and_writes_raw_texels() {
 }
 
 #[test]
-fn dump_csv_prints_bones_then_every_vertex_as_reference_003() {
+fn dump_csv_legacy_prints_bones_then_every_vertex_as_reference_003() {
     let dir = tempfile::tempdir().unwrap();
     write_model(dir.path());
-    let out = kiln(&["dump", "--csv", "rig.mesh"], dir.path());
+    let out = kiln(&["dump", "--csv-legacy", "rig.mesh"], dir.path());
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -231,7 +263,10 @@ fn dump_csv_prints_bones_then_every_vertex_as_reference_003() {
          1.000000,3.000000,0.000000,1.000000,0.000000,0.000000,0.000000,1.000000,0.000000,0.000000,0.000000\n\
          0.500000,-0.000000,0.007812,0.000000,0.000000,0.000000,0.000000,1.000000,0.000000,0.000000,0.000000\n"
     );
-    let out = kiln(&["dump", "--csv", "rig.mesh", "-o", "rig.csv"], dir.path());
+    let out = kiln(
+        &["dump", "--csv-legacy", "rig.mesh", "-o", "rig.csv"],
+        dir.path(),
+    );
     assert!(out.status.success());
     assert!(
         std::fs::read_to_string(dir.path().join("rig.csv"))
@@ -239,7 +274,47 @@ fn dump_csv_prints_bones_then_every_vertex_as_reference_003() {
             .starts_with("0,root\n1,arm\n\n")
     );
     let out = kiln(&["dump", "rig.mesh"], dir.path());
-    assert_eq!(out.status.code(), Some(2), "--csv is required");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--csv or --csv-legacy is required"
+    );
+    let out = kiln(&["dump", "--csv", "--csv-legacy", "rig.mesh"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "one format at a time");
+}
+
+#[test]
+fn dump_csv_has_a_header_row_per_table_and_integer_blend_indices() {
+    let dir = tempfile::tempdir().unwrap();
+    write_model(dir.path());
+    let out = kiln(&["dump", "--csv", "rig.mesh"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Positions and weights exactly (0.0078125 is not cut to 0.007812), indices as integers.
+    assert_eq!(
+        text(&out.stdout),
+        "bone,name,parent\n0,root,-1\n1,arm,0\n\n\
+         part,vertex,x,y,z,i0,i1,i2,i3,w0,w1,w2,w3\n\
+         0,0,1,3,0,1,0,0,0,1,0,0,0\n\
+         0,1,0.5,-0,0.0078125,0,0,0,0,1,0,0,0\n"
+    );
+    let out = kiln(&["dump", "--csv", "rig.mesh", "-o", "rig.csv"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let csv = std::fs::read_to_string(dir.path().join("rig.csv")).unwrap();
+    let mut tables = csv.split("\n\n");
+    let bones: Vec<&str> = tables.next().unwrap().lines().collect();
+    assert_eq!(bones, ["bone,name,parent", "0,root,-1", "1,arm,0"]);
+    let vertices: Vec<Vec<&str>> = tables
+        .next()
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(vertices.len(), 3, "a header and two vertices");
+    assert!(vertices.iter().all(|row| row.len() == vertices[0].len()));
+    assert_eq!(&vertices[0][5..9], ["i0", "i1", "i2", "i3"]);
+    assert_eq!(&vertices[1][5..9], ["1", "0", "0", "0"]);
+    assert!(tables.next().is_none());
 }
 
 /// Fails with the install hint when the Assimp corpus is missing.
@@ -325,15 +400,37 @@ fn a_standard_dds_reader_sees_one_layer_per_clip() {
         kiln::format::classic::write_clip(&clip),
     )
     .unwrap();
-    let out = kiln(&["bake", "rig.mesh"], dir.path());
+    let out = kiln(
+        &[
+            "bake",
+            "rig.mesh",
+            "--clip-file",
+            "rig_rest.clip",
+            "--clip-file",
+            "rig_wave_arm.clip",
+        ],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let dds = ddsfile::Dds::read(&std::fs::read(dir.path().join("rig.dds")).unwrap()[..]).unwrap();
     assert_eq!(dds.get_num_array_layers(), 2);
-    // Clips in file-name order: rig_rest, then rig_wave_arm.
+    // Clips in the order given: rig_rest, then rig_wave_arm.
     let rest = dds.get_data(0).unwrap();
     let wave = dds.get_data(1).unwrap();
     assert_eq!((rest.len(), wave.len()), (8 * 3 * 16, 8 * 3 * 16));
     let row = |d: &[u8], y: usize| d[y * 8 * 16..(y + 1) * 8 * 16].to_vec();
     assert_eq!(row(rest, 2), row(rest, 0));
     assert_ne!(row(wave, 2), row(wave, 0));
+}
+
+#[test]
+fn a_mesh_without_manifest_has_no_clips_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    write_model(dir.path());
+    // The clip beside it is not taken by its name: without a manifest or --clip-file, none.
+    let out = kiln(&["bake", "rig.mesh"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("no rig.kiln.json beside it"), "{err}");
+    assert!(err.contains("nothing to bake"), "{err}");
 }

@@ -55,7 +55,7 @@ fn converts_a_cube_with_its_material_and_texture() {
     );
     assert_eq!(
         listing(&t.path().join("out")),
-        ["cube.mesh", "cube.xml", "red.png"]
+        ["cube.kiln.json", "cube.mesh", "cube.xml", "red.png"]
     );
     let xml = std::fs::read_to_string(t.path().join("out/cube.xml")).unwrap();
     assert!(xml.contains("<DiffuseFile>red.png</DiffuseFile>"), "{xml}");
@@ -116,7 +116,11 @@ fn bad_inputs_fail_with_one_line_each_and_the_batch_goes_on() {
         );
     }
     assert!(
-        err.contains(&format!("{} of {} files failed", bad.len(), bad.len() + 1)),
+        err.contains(&format!(
+            "kiln: {} files: 1 converted, 0 up to date, {} failed",
+            bad.len() + 1,
+            bad.len()
+        )),
         "{err}"
     );
     assert!(
@@ -126,7 +130,10 @@ fn bad_inputs_fail_with_one_line_each_and_the_batch_goes_on() {
         "{err}"
     );
     // The good file converted; nothing of the bad ones, and no temporary files.
-    assert_eq!(listing(&dir.join("out")), ["good.mesh", "good.xml"]);
+    assert_eq!(
+        listing(&dir.join("out")),
+        ["good.kiln.json", "good.mesh", "good.xml"]
+    );
 }
 
 #[test]
@@ -144,13 +151,34 @@ fn missing_material_library_warns_and_strict_makes_it_an_error() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("kiln: error: m.obj"), "{}", stderr(&o));
     assert!(listing(&t.path().join("strict")).is_empty());
-    // Into the folder of the first run: --strict refuses before writing, so the earlier
-    // output is neither replaced nor deleted.
-    let before = std::fs::read(t.path().join("out/m.mesh")).unwrap();
+    assert!(
+        stderr(&o).contains("1 denied warning(s) (obj.mtllib-missing); nothing written"),
+        "{}",
+        stderr(&o)
+    );
+    // Allowing the code lets --strict pass.
+    let o = kiln(
+        &[
+            "convert",
+            "m.obj",
+            "-o",
+            "allowed",
+            "--strict",
+            "--allow",
+            "obj.mtllib-missing",
+        ],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Into the folder of the first run: the input fails, and a failed input leaves nothing of
+    // its own behind, not even the earlier run's outputs (a build must not use stale files).
+    assert_eq!(
+        listing(&t.path().join("out")),
+        ["m.kiln.json", "m.mesh", "m.xml"]
+    );
     let o = kiln(&["convert", "m.obj", "-o", "out", "--strict"], t.path());
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(listing(&t.path().join("out")), ["m.mesh", "m.xml"]);
-    assert_eq!(std::fs::read(t.path().join("out/m.mesh")).unwrap(), before);
+    assert!(listing(&t.path().join("out")).is_empty());
 }
 
 #[test]
@@ -165,7 +193,10 @@ fn missing_texture_is_a_warning_naming_the_path() {
         "{}",
         stderr(&o)
     );
-    assert_eq!(listing(&t.path().join("out")), ["cube.mesh", "cube.xml"]);
+    assert_eq!(
+        listing(&t.path().join("out")),
+        ["cube.kiln.json", "cube.mesh", "cube.xml"]
+    );
 }
 
 #[test]
@@ -193,6 +224,76 @@ fn demo_converts_the_built_in_house() {
     );
     assert_eq!(
         listing(&t.path().join("d")),
-        ["bricks.tga", "house.mesh", "house.xml", "source"]
+        [
+            "bricks.tga",
+            "house.kiln.json",
+            "house.mesh",
+            "house.xml",
+            "source"
+        ]
+    );
+}
+
+#[test]
+fn completions_complete_every_command_in_each_shell() {
+    let t = tempfile::tempdir().unwrap();
+    let o = kiln(&["completions", "bash"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bash = String::from_utf8_lossy(&o.stdout);
+    assert!(bash.contains("_kiln()"), "{bash}");
+    assert!(bash.contains("complete -F _kiln"), "{bash}");
+    for command in ["convert", "inspect", "dump", "completions", "man"] {
+        assert!(bash.contains(command), "no {command} in:\n{bash}");
+    }
+    assert!(bash.contains("--csv-legacy"), "{bash}");
+    for (shell, sign) in [
+        ("zsh", "#compdef kiln"),
+        ("fish", "complete -c kiln"),
+        ("powershell", "Register-ArgumentCompleter"),
+        ("elvish", "edit:completion:arg-completer[kiln]"),
+    ] {
+        let o = kiln(&["completions", shell], t.path());
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = String::from_utf8_lossy(&o.stdout);
+        assert!(script.contains(sign), "{shell}:\n{script}");
+        assert!(script.contains("convert"), "{shell}:\n{script}");
+    }
+    let o = kiln(&["completions", "tcsh"], t.path());
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+}
+
+#[test]
+fn man_prints_the_page_or_writes_one_per_command() {
+    let t = tempfile::tempdir().unwrap();
+    let o = kiln(&["man"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = String::from_utf8_lossy(&o.stdout);
+    assert!(page.contains("\n.TH kiln 1"), "{page}");
+    assert!(page.contains(".SH SUBCOMMANDS"), "{page}");
+    assert!(page.contains("kiln\\-inspect"), "{page}");
+
+    let o = kiln(&["man", "-o", "pages"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pages = listing(&t.path().join("pages"));
+    for name in ["kiln.1", "kiln-convert.1", "kiln-inspect.1", "kiln-man.1"] {
+        assert!(pages.iter().any(|p| p == name), "no {name} in {pages:?}");
+    }
+    assert!(!pages.iter().any(|p| p == "kiln-help.1"), "{pages:?}");
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(printed.lines().count(), pages.len(), "{printed}");
+    let inspect = std::fs::read_to_string(t.path().join("pages/kiln-inspect.1")).unwrap();
+    assert!(
+        inspect.contains("\n.TH kiln-inspect 1  \"kiln "),
+        "{inspect}"
+    );
+    assert!(inspect.contains("\\-\\-json"), "{inspect}");
+    // The page printed is the one written.
+    assert_eq!(
+        std::fs::read(t.path().join("pages/kiln.1")).unwrap(),
+        page.as_bytes()
     );
 }

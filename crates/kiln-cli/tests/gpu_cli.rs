@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 
 use kiln::extract::clip_file_names;
 use kiln::format::IDENTITY;
+use kiln::manifest::{Manifest, OptionsRecord, OutputKind, OutputRecord};
 use kiln_gpu::image::{decode_png, encode_png};
 use kiln_testkit::fixtures::tube::{Fixture, TubeOptions, tube};
 use kiln_testkit::process::{Limits, run_limited};
@@ -67,6 +68,24 @@ fn write_fixture(f: &Fixture, dir: &Path, name: &str, classic: bool) -> PathBuf 
     for (file, image) in &f.textures {
         std::fs::write(dir.join(file), encode_png(image).unwrap()).unwrap();
     }
+    // The manifest, which names the mesh's clips.
+    let manifest = Manifest {
+        manifest: kiln::manifest::VERSION,
+        kiln: "test".into(),
+        model: format!("{name}.fbx"),
+        options: OptionsRecord::default(),
+        inputs: Vec::new(),
+        absent: Vec::new(),
+        outputs: vec![OutputRecord {
+            path: format!("{name}.mesh"),
+            kind: OutputKind::Mesh,
+            size: 0,
+            xxh3: String::new(),
+            clips: clip_file_names(name, &names),
+        }],
+        warnings: Default::default(),
+    };
+    std::fs::write(dir.join(format!("{name}.kiln.json")), manifest.to_json()).unwrap();
     dir.join(format!("{name}.mesh"))
 }
 
@@ -163,7 +182,16 @@ fn verify_catches_a_clip_of_another_model() {
         kiln::format::classic::write_clip(&other),
     )
     .unwrap();
+    // Beside it, it is not taken (clips come from the manifest, never by name); given, it is
+    // checked against the skeleton.
     let out = kiln(&["verify", "m.mesh"], dir.path(), &[]);
+    require_gpu(&out);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = kiln(
+        &["verify", "m.mesh", "--clip-file", "m_stray.clip"],
+        dir.path(),
+        &[],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr)
