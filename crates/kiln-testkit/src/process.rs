@@ -45,6 +45,12 @@ impl Limits {
         memory_bytes: GIB,
         seconds: 120,
     };
+    /// For Bazel (`bazel --batch`, a JVM started with `-Xmx1g`, and the `kiln` it runs): 8 GiB
+    /// of address space (a JVM maps far more than its heap) and 300 s.
+    pub const BAZEL: Limits = Limits {
+        memory_bytes: 8 * GIB,
+        seconds: 300,
+    };
     /// For the `kiln` binary under test: 4 GiB and 300 s (its tests, `verify` and `preview`
     /// on Mesa's lavapipe included, pass under 2 GiB of address space).
     pub const KILN: Limits = Limits {
