@@ -381,8 +381,14 @@ pub fn run(args: ConvertArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     };
+    let write_file = |path: &std::path::Path, bytes: &[u8]| {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        write_atomically(path, bytes)
+    };
     if let Some(path) = &args.depfile {
-        if let Err(e) = write_atomically(path, batch::depfile(&rows).as_bytes()) {
+        if let Err(e) = write_file(path, batch::depfile(&rows).as_bytes()) {
             err_line(format_args!(
                 "kiln: error: {}: cannot write: {e}",
                 path.display()
@@ -394,7 +400,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
         let report = report_json(&rows, wall, input_bytes);
         let mut bytes = serde_json::to_vec_pretty(&report).unwrap_or_default();
         bytes.push(b'\n');
-        if let Err(e) = write_atomically(path, &bytes) {
+        if let Err(e) = write_file(path, &bytes) {
             err_line(format_args!(
                 "kiln: error: {}: cannot write: {e}",
                 path.display()
