@@ -515,8 +515,21 @@ impl BatchOptions {
             textures: self.textures.as_str().into(),
             texture_dir: self.texture_dir.clone(),
             clips: self.clips.clone(),
+            units: self.convert.load.units.map(|u| u.name().to_string()),
+            scale: self.convert.load.scale,
+            up: self.convert.load.up.map(axis_name),
+            forward: self.convert.load.forward.map(axis_name),
         }
     }
+}
+
+/// `+x`, `-z`…
+fn axis_name(a: kiln_process::Axis) -> String {
+    format!(
+        "{}{}",
+        if a.negative { '-' } else { '+' },
+        ['x', 'y', 'z'][a.index as usize % 3]
+    )
 }
 
 /// How an input ended.
@@ -1082,9 +1095,15 @@ fn keep(
         );
         row.outputs.push((path, o.clone()));
     }
+    // As a conversion lists them: every file read but standard input.
     row.inputs = match &job.input {
         Input::File(_) => m.inputs.iter().map(|i| model_dir.join(&i.path)).collect(),
-        Input::Stdin { .. } => Vec::new(),
+        Input::Stdin { .. } => m
+            .inputs
+            .iter()
+            .skip(1)
+            .map(|i| model_dir.join(&i.path))
+            .collect(),
     };
     row.warning_counts = m.warnings.clone();
     row.manifest = Some(manifest_path.to_path_buf());
@@ -1406,13 +1425,18 @@ fn remove_outputs(
                     row.removed.push(path);
                 }
             }
-            Ok(_) => row.warnings.push(
-                Warning::new(
-                    codes::STALE_OUTPUT_KEPT,
-                    "an earlier conversion wrote it and this one does not, but it was changed since: kept",
-                )
-                .at(path.display().to_string()),
-            ),
+            Ok(_) => {
+                row.warnings.push(
+                    Warning::new(
+                        codes::STALE_OUTPUT_KEPT,
+                        "an earlier conversion wrote it and this one does not, but it was changed since: kept",
+                    )
+                    .at(path.display().to_string()),
+                );
+                *row.warning_counts
+                    .entry(codes::STALE_OUTPUT_KEPT.to_string())
+                    .or_default() += 1;
+            }
             Err(_) => {}
         }
     }

@@ -25,6 +25,11 @@ pub const CLIP_NOT_FOUND: &str = "pipeline.clip-not-found";
 pub const TEXTURE_RENAMED: &str = "pipeline.texture-renamed";
 /// An output an earlier conversion wrote was changed since; it was kept, not deleted.
 pub const STALE_OUTPUT_KEPT: &str = "pipeline.stale-output-kept";
+/// `--units` was given and the file declares no unit (OBJ): its lengths were taken as that
+/// unit already.
+pub const UNITS_UNKNOWN: &str = "pipeline.units-unknown";
+/// `--up`/`--forward` was given and the file declares no axes (OBJ): Y up, Z front assumed.
+pub const AXES_UNKNOWN: &str = "pipeline.axes-unknown";
 /// A classic `.mesh` stores no offset matrices: they were assumed (`docs/animation.md`).
 pub const CLASSIC_OFFSETS_ASSUMED: &str = "load.classic-offsets-assumed";
 

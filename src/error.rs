@@ -84,6 +84,9 @@ pub enum Error {
         /// The other input.
         other: String,
     },
+    /// `--units`, `--scale`, `--up` or `--forward` cannot be applied.
+    #[error("cannot change units or axes: {0}")]
+    Basis(#[source] kiln_process::BasisError),
     /// A panic inside the conversion (a bug in kiln): the batch went on.
     #[error("internal error (please report it): {0}")]
     Internal(String),

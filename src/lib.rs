@@ -2,12 +2,14 @@
 //! `.mesh`, `.clip` and material `.xml` files out, with the original tool's Assimp processing
 //! reproduced.
 //!
-//! The facade is three rooms, each using only the ones before it:
+//! The facade is five rooms, each using only the ones before it:
 //! - [`load`](mod@load): the one loader. A model file (imported, processed, extracted, its clips
 //!   resampled) or a `.mesh` kiln wrote (with its clips and materials), read once into a
 //!   [`Loaded`](load::Loaded) that holds everything any command needs;
 //! - [`encode`](mod@encode): options → output files in memory;
-//! - [`pipeline`]: the driver `kiln convert` runs, which writes them atomically.
+//! - [`pipeline`]: one file converted and written atomically;
+//! - [`manifest`] and [`batch`]: asset trees — inputs expanded and mirrored, one manifest per
+//!   conversion, incremental skips, stale outputs removed, on several threads.
 //!
 //! Failures are one [`Error`] over the crates' own error types, naming the file
 //! ([`Error::WithPath`]); non-fatal findings are [`Warning`]s with a stable code ([`codes`] and

@@ -5,7 +5,8 @@
 //! A model file is imported, processed as the original tool asked Assimp to
 //! ([`process_for_engine`]), extracted ([`kiln_extract::extract`]) and its animations resampled
 //! ([`kiln_extract::extract_clips`]), all in memory. A `.mesh` is read in either layout with the
-//! `NAME_*.clip` files beside it (file-name order); the kiln layout stores the skin offsets, the
+//! clips its manifest lists (`NAME.kiln.json` beside it, in the model's animation order), or the
+//! ones the caller names ([`load_with_clip_files`]), never by matching file names; the kiln layout stores the skin offsets, the
 //! classic one cannot, and they are then those [`kiln_anim::classic_offsets`] assumes
 //! (`docs/animation.md`), with a warning. Nothing here writes a file.
 
@@ -91,6 +92,56 @@ pub struct LoadOptions {
     /// Resample every clip at this many frames per second instead of the animation's own
     /// ticks per second.
     pub clip_frame_rate: Option<f64>,
+    /// Convert lengths to this unit, from the unit the file declares (FBX `UnitScaleFactor`).
+    pub units: Option<Unit>,
+    /// Then multiply lengths by this factor.
+    pub scale: Option<f64>,
+    /// Turn the scene so that the file's up axis becomes this one.
+    pub up: Option<Axis>,
+    /// Turn the scene so that the file's front axis becomes this one (with `up`: the front
+    /// axis follows the up axis's quarter turn when not given).
+    pub forward: Option<Axis>,
+}
+
+pub use kiln_process::Axis;
+
+/// A unit of length, for [`LoadOptions::units`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Millimetres.
+    Millimetre,
+    /// Centimetres (the FBX SDK's default).
+    Centimetre,
+    /// Metres.
+    Metre,
+    /// Inches.
+    Inch,
+    /// Feet.
+    Foot,
+}
+
+impl Unit {
+    /// Centimetres per unit.
+    pub fn centimetres(self) -> f64 {
+        match self {
+            Unit::Millimetre => 0.1,
+            Unit::Centimetre => 1.0,
+            Unit::Metre => 100.0,
+            Unit::Inch => 2.54,
+            Unit::Foot => 30.48,
+        }
+    }
+
+    /// The short name: `mm`, `cm`, `m`, `in`, `ft`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Millimetre => "mm",
+            Unit::Centimetre => "cm",
+            Unit::Metre => "m",
+            Unit::Inch => "in",
+            Unit::Foot => "ft",
+        }
+    }
 }
 
 /// What a loaded file was.
@@ -223,7 +274,7 @@ pub struct Loaded {
     pub model: Model,
     /// One per bone: the skin's inverse bind matrix, `None` for bones no skin uses.
     pub offsets: Vec<Option<Matrix>>,
-    /// One clip per animation (a model file's, resampled) or per `NAME_*.clip` beside a `.mesh`:
+    /// One clip per animation (a model file's, resampled) or per clip file of a `.mesh`:
     /// one track per bone, sampled at every frame.
     pub clips: Vec<Clip>,
     /// The file name of each clip, `NAME_CLIPNAME.clip`: the one it has beside the `.mesh`, or
@@ -343,6 +394,7 @@ fn load_model(path: &Path, options: &LoadOptions) -> Result<Loaded> {
 /// into the vertices): that is a warning ([`codes::CLIPS_DROPPED_STATIC`]), not silence.
 pub fn process_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Result<Loaded> {
     let animations = scene.animations.len();
+    change_units_and_axes(&mut scene, options).map_err(|e| Error::Basis(e).with_path(path))?;
     process_for_engine(&mut scene, options).map_err(at(path))?;
     let mut loaded = from_scene(scene, path, options);
     if options.pre_transform && animations > 0 {
@@ -416,6 +468,59 @@ pub fn from_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Loade
         warnings,
         embedded: std::mem::take(&mut scene.textures),
     }
+}
+
+/// [`LoadOptions::units`], `scale`, `up` and `forward` applied to an imported scene (before the
+/// processing, in the file's own right-handed space), with a warning when the file does not
+/// declare what a conversion starts from.
+pub fn change_units_and_axes(
+    scene: &mut Scene,
+    options: &LoadOptions,
+) -> Result<(), kiln_process::BasisError> {
+    let mut factor = options.scale.unwrap_or(1.0);
+    if let Some(unit) = options.units {
+        // An FBX file without the setting is in centimetres, the FBX SDK's default.
+        let declared = scene.metadata.unit_scale_factor.or_else(|| {
+            scene
+                .metadata
+                .source_format
+                .starts_with("fbx")
+                .then_some(1.0)
+        });
+        match declared {
+            Some(cm) => factor *= cm / unit.centimetres(),
+            None => scene.warnings.push(Warning::new(
+                codes::UNITS_UNKNOWN,
+                format!(
+                    "--units {}: the file declares no unit; its lengths are taken as {} already",
+                    unit.name(),
+                    unit.name()
+                ),
+            )),
+        }
+    }
+    let mut rotation = glam::Mat3::IDENTITY;
+    if options.up.is_some() || options.forward.is_some() {
+        let declared = scene.metadata.axes.and_then(|a| {
+            Some((
+                Axis::from_index_sign(a.up.0, a.up.1)?,
+                Axis::from_index_sign(a.front.0, a.front.1)?,
+            ))
+        });
+        let (up, front) = declared.unwrap_or_else(|| {
+            scene.warnings.push(Warning::new(
+                codes::AXES_UNKNOWN,
+                "--up/--forward: the file declares no axes; taken as Y up, Z front",
+            ));
+            (Axis::Y, Axis::Z)
+        });
+        let to_up = options.up.unwrap_or(up);
+        let to_front = options
+            .forward
+            .unwrap_or_else(|| kiln_process::front_after_up(up, front, to_up));
+        rotation = kiln_process::axes_rotation(up, front, to_up, to_front)?;
+    }
+    kiln_process::change_basis(scene, factor as f32, rotation)
 }
 
 fn load_mesh(path: &Path, given_files: Option<&[PathBuf]>) -> Result<Loaded> {

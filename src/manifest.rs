@@ -16,8 +16,8 @@
 //! defence against someone forging a file).
 //!
 //! The layout is versioned by [`VERSION`] (`"manifest"`); a reader of version N refuses other
-//! versions, and a conversion treats a manifest it cannot read as absent. `docs/pipeline.md`
-//! describes every field.
+//! versions, and a conversion treats a manifest it cannot read as absent. `docs/cli.md`
+//! ("The manifest") describes every field; `docs/pipeline.md` how build systems use it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -70,6 +70,18 @@ pub struct OptionsRecord {
     pub texture_dir: Option<String>,
     /// `--clips`: the animations kept (`None`: all).
     pub clips: Option<Vec<String>>,
+    /// `--units`: `mm`, `cm`, `m`, `in` or `ft`.
+    #[serde(default)]
+    pub units: Option<String>,
+    /// `--scale`.
+    #[serde(default)]
+    pub scale: Option<f64>,
+    /// `--up`: `+x`, `-z`…
+    #[serde(default)]
+    pub up: Option<String>,
+    /// `--forward`, as `up`.
+    #[serde(default)]
+    pub forward: Option<String>,
 }
 
 /// A file a conversion read.

@@ -79,6 +79,30 @@ fn every_code_is_documented_once_and_unique() {
 }
 
 #[test]
+fn the_users_guide_lists_every_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let reference = std::fs::read_to_string(root.join("docs/warnings.md")).unwrap();
+    let guide = std::fs::read_to_string(root.join("docs/cli.md")).unwrap();
+    let mut codes = Vec::new();
+    for line in reference.lines().filter(|l| l.starts_with("| `")) {
+        let code = line[3..].split('`').next().unwrap_or("");
+        if STAGES.iter().any(|s| code.starts_with(&format!("{s}."))) {
+            codes.push(code.to_string());
+        }
+    }
+    assert!(
+        codes.len() >= 50,
+        "only {} codes in docs/warnings.md",
+        codes.len()
+    );
+    let missing: Vec<&String> = codes
+        .iter()
+        .filter(|c| !guide.contains(&format!("`{c}`")))
+        .collect();
+    assert!(missing.is_empty(), "docs/cli.md lacks {missing:?}");
+}
+
+#[test]
 fn the_scan_reads_a_code_line_and_nothing_else() {
     assert_eq!(
         code_of("    pub const MISSING: &str = \"pipeline.texture-missing\";"),

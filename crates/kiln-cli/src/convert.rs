@@ -29,6 +29,35 @@ pub enum FormatArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum UnitArg {
+    /// Millimetres.
+    Mm,
+    /// Centimetres.
+    Cm,
+    /// Metres.
+    M,
+    /// Inches.
+    In,
+    /// Feet.
+    Ft,
+}
+
+/// `x`, `+y`, `-z`… as an axis.
+fn parse_axis(s: &str) -> Result<kiln::load::Axis, String> {
+    let (negative, name) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let index = match name.to_ascii_lowercase().as_str() {
+        "x" => 0,
+        "y" => 1,
+        "z" => 2,
+        _ => return Err(format!("expected x, y, z, -x, -y or -z, found '{s}'")),
+    };
+    Ok(kiln::load::Axis { index, negative })
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum TexturesArg {
     /// Copy each texture beside the outputs (one file per distinct content).
     Copy,
@@ -71,6 +100,21 @@ pub struct ConvertArgs {
     /// per second).
     #[arg(long, value_name = "FPS")]
     clip_rate: Option<f64>,
+    /// Convert lengths to this unit from the one the file declares (FBX UnitScaleFactor; an
+    /// FBX file without it is in centimetres; an OBJ declares none and is left as it is, with
+    /// a warning).
+    #[arg(long, value_enum, value_name = "UNIT")]
+    units: Option<UnitArg>,
+    /// Multiply every length by this factor (after --units).
+    #[arg(long, value_name = "FACTOR")]
+    scale: Option<f64>,
+    /// Turn the scene so that the file's up axis becomes this axis (x, y, z, -x, -y, -z); the
+    /// front axis turns with it unless --forward says where it goes.
+    #[arg(long, value_name = "AXIS", value_parser = parse_axis)]
+    up: Option<kiln::load::Axis>,
+    /// Turn the scene so that the file's front axis becomes this axis.
+    #[arg(long, value_name = "AXIS", value_parser = parse_axis)]
+    forward: Option<kiln::load::Axis>,
     /// Only these animations become clips (by name; repeat or separate with commas).
     #[arg(long, value_name = "NAME", value_delimiter = ',', num_args = 1..)]
     clips: Option<Vec<String>>,
@@ -144,6 +188,16 @@ impl ConvertArgs {
                 ));
             }
         }
+        if let Some(f) = self.scale {
+            if !(f.is_finite() && f > 0.0) {
+                return Err(format!("--scale {f}: expected a positive number"));
+            }
+        }
+        if let (Some(u), Some(f)) = (self.up, self.forward) {
+            if u.index == f.index {
+                return Err("--up and --forward must be perpendicular axes".into());
+            }
+        }
         if self.pre_transform && self.clips.is_some() {
             return Err("--clips with --static: a static conversion writes no clips".into());
         }
@@ -178,6 +232,16 @@ impl ConvertArgs {
                 load: LoadOptions {
                     pre_transform: self.pre_transform,
                     clip_frame_rate: self.clip_rate,
+                    units: self.units.map(|u| match u {
+                        UnitArg::Mm => kiln::load::Unit::Millimetre,
+                        UnitArg::Cm => kiln::load::Unit::Centimetre,
+                        UnitArg::M => kiln::load::Unit::Metre,
+                        UnitArg::In => kiln::load::Unit::Inch,
+                        UnitArg::Ft => kiln::load::Unit::Foot,
+                    }),
+                    scale: self.scale,
+                    up: self.up,
+                    forward: self.forward,
                 },
                 encode: EncodeOptions {
                     layout,

@@ -54,8 +54,8 @@ enum Command {
     /// frame F of clip C is texels 4·B to 4·B+3 of row F in layer C. It is 4 × bones wide and as
     /// high as the longest clip (shorter clips repeat their last frame).
     Bake {
-        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote with its NAME_*.clip files
-        /// beside it.
+        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote (its clips listed in the
+        /// NAME.kiln.json beside it, or given with --clip-file).
         file: PathBuf,
         /// With a .mesh: its .clip files (repeat the option), instead of those its
         /// NAME.kiln.json manifest lists (a .mesh the original tool wrote has none).
@@ -135,8 +135,8 @@ enum Command {
     /// prints the adapter and the error per clip and frame; exits 1 when an error exceeds the
     /// tolerance, 3 when there is no GPU adapter.
     Verify {
-        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote with its NAME_*.clip files
-        /// beside it.
+        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote (its clips listed in the
+        /// NAME.kiln.json beside it, or given with --clip-file).
         file: PathBuf,
         /// With a .mesh: its .clip files (repeat the option), instead of those its
         /// NAME.kiln.json manifest lists (a .mesh the original tool wrote has none).
@@ -162,8 +162,8 @@ enum Command {
     /// One row per clip (at most 8 unless --clip names one), one tile per frame, each part in
     /// its diffuse colour or texture; exits 3 when there is no GPU adapter.
     Preview {
-        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote with its NAME_*.clip files
-        /// beside it.
+        /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote (its clips listed in the
+        /// NAME.kiln.json beside it, or given with --clip-file).
         file: PathBuf,
         /// With a .mesh: its .clip files (repeat the option), instead of those its
         /// NAME.kiln.json manifest lists (a .mesh the original tool wrote has none).

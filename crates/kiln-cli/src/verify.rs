@@ -4,7 +4,7 @@
 //! tolerance. Shared with `kiln preview`: loading a model and its bake, the frame list, the GPU.
 //!
 //! FILE is anything `kiln convert` reads (imported, processed and extracted in memory, with
-//! Assimp's skin offsets), or a `.mesh` it wrote with its `NAME_*.clip` files beside it. A
+//! Assimp's skin offsets), or a `.mesh` it wrote with the clips its `NAME.kiln.json` lists (or `--clip-file` gives). A
 //! classic `.mesh` stores no offset matrices: they are assumed as kiln-anim's
 //! `classic_offsets` documents (each skin bound in the pose the file stores, in the space of its
 //! part's node; `docs/animation.md`), and a warning says so.

@@ -635,3 +635,100 @@ fn outputs_and_manifests_are_byte_identical_under_changed_conditions() {
     assert!(differing.is_empty(), "differ: {differing:?}");
     assert_eq!(a.len(), b.len());
 }
+
+#[test]
+fn units_and_axes_turn_and_scale_the_whole_model() {
+    let t = tempfile::tempdir().unwrap();
+    write(&t.path().join("m/tube.fbx"), &two_clip_fbx());
+    let classic = |extra: &[&str], out: &str| {
+        let mut args = vec!["convert", "m/tube.fbx", "-o", out, "--layout", "classic"];
+        args.extend(extra);
+        let o = kiln(&args, t.path());
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        kiln::format::classic::read_mesh(
+            &std::fs::read(t.path().join(out).join("tube.mesh")).unwrap(),
+        )
+        .unwrap()
+    };
+    let plain = classic(&[], "plain");
+    let turned = classic(&["--units", "m", "--up", "z"], "turned");
+    // The file is Y up, Z front, in centimetres: Z up turns it a quarter about X and metres
+    // divide lengths by 100. The classic output is left-handed (z negated) after that.
+    use kiln::process::{Axis, axes_rotation, front_after_up};
+    let r = axes_rotation(
+        Axis::Y,
+        Axis::Z,
+        Axis::Z,
+        front_after_up(Axis::Y, Axis::Z, Axis::Z),
+    )
+    .unwrap()
+    .to_cols_array();
+    let l = [1.0f32, 1.0, -1.0];
+    let apply = |v: [f32; 3], s: f32| -> [f32; 3] {
+        let lv = [v[0] * l[0], v[1] * l[1], v[2] * l[2]];
+        let rv: [f32; 3] =
+            std::array::from_fn(|i| (0..3).map(|k| r[k * 3 + i] * lv[k]).sum::<f32>() * s);
+        [rv[0] * l[0], rv[1] * l[1], rv[2] * l[2]]
+    };
+    assert_eq!(plain.meshes.len(), turned.meshes.len());
+    let mut checked = 0;
+    for (a, b) in plain.meshes.iter().zip(&turned.meshes) {
+        assert_eq!(a.vertices.len(), b.vertices.len());
+        for (va, vb) in a.vertices.iter().zip(&b.vertices) {
+            let want = apply(va.position, 0.01);
+            for k in 0..3 {
+                assert!(
+                    (want[k] - vb.position[k]).abs() < 1e-5,
+                    "{want:?} {:?}",
+                    vb.position
+                );
+            }
+            let n = apply(va.normal, 1.0);
+            for k in 0..3 {
+                assert!((n[k] - vb.normal[k]).abs() < 1e-5, "{n:?} {:?}", vb.normal);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 10);
+    // The manifest records the options, so a change of them converts again.
+    let m = manifest(&t.path().join("turned/tube.kiln.json"));
+    assert_eq!(m["options"]["units"], "m");
+    assert_eq!(m["options"]["up"], "+z");
+    // An OBJ declares neither: a coded warning each.
+    write(
+        &t.path().join("m/tri.obj"),
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    let o = kiln(
+        &[
+            "convert",
+            "m/tri.obj",
+            "-o",
+            "obj",
+            "--units",
+            "m",
+            "--up",
+            "z",
+        ],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("[pipeline.units-unknown]"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("[pipeline.axes-unknown]"),
+        "{}",
+        stderr(&o)
+    );
+    let o = kiln(
+        &["convert", "m/tri.obj", "--up", "y", "--forward", "-y"],
+        t.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = kiln(&["convert", "m/tri.obj", "--scale", "-1"], t.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

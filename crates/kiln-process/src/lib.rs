@@ -63,6 +63,7 @@ fn each_mesh<R: Send>(
     }
     meshes.iter_mut().map(f).collect()
 }
+pub mod basis;
 mod uvgen;
 
 use core::fmt;
@@ -77,6 +78,7 @@ pub mod codes {
     pub const TANGENTS_NOT_SMOOTHED: &str = "process.tangents-not-smoothed";
 }
 
+pub use basis::{Axis, BasisError, axes_rotation, change_basis, front_after_up};
 pub use check::NodeTreeError;
 pub use handedness::{convert_to_left_handed, flip_uvs, flip_winding_order, make_left_handed};
 pub use normals::gen_normals;
