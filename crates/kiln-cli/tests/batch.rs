@@ -7,21 +7,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kiln_testkit::process::{Limits, run_limited, run_limited_with_stdin};
+use kiln_testkit::process::{Limits, run_limited_with_stdin};
 
-fn kiln(args: &[&str], cwd: &Path) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kiln"));
-    cmd.args(args).current_dir(cwd);
-    run_limited(&mut cmd, Limits::KILN).unwrap_or_else(|e| panic!("run kiln: {e}"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+mod common;
+use common::{kiln, stderr, stdout};
 
 fn write(path: &Path, bytes: &[u8]) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -2,19 +2,9 @@
 //! the batch going on past a failure, and no partial output.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use kiln_testkit::process::{Limits, run_limited};
-
-fn kiln(args: &[&str], cwd: &Path) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kiln"));
-    cmd.args(args).current_dir(cwd);
-    run_limited(&mut cmd, Limits::KILN).unwrap_or_else(|e| panic!("run kiln: {e}"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{kiln, stderr};
 
 const CUBE_OBJ: &str = "mtllib cube.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n\
 vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl red\nf 1/1 4/4 3/3 2/2\nf 5/1 6/2 7/3 8/4\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
