@@ -202,7 +202,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ExpandError> {
         let Ok(kind) = e.file_type() else { continue };
         if kind.is_dir() {
             walk(&path, out)?;
-        } else if is_model(&path) && path.is_file() {
+        } else if is_model(&path) && (kind.is_file() || kind.is_symlink()) {
+            // A link is kept whatever it points to: a broken one fails with the others, it is
+            // not skipped unseen (a link to a folder fails as a folder; links are not followed
+            // into folders, so a tree with a loop still ends).
             out.push(path);
         }
     }
@@ -857,21 +860,8 @@ fn convert_one(
         let manifest_name = format!("{}{SUFFIX}", job.name());
         let result = match prepared {
             Ok(Step::UpToDate(m)) => {
-                let denied: Vec<&String> = m
-                    .warnings
-                    .keys()
-                    .filter(|c| options.policy.denies(c))
-                    .collect();
-                if denied.is_empty() {
-                    keep(state, job, &out_dir, &manifest_path, *m, &mut row);
-                    Ok(())
-                } else {
-                    Err(Error::Denied {
-                        count: denied.iter().map(|c| m.warnings[*c]).sum(),
-                        codes: denied.into_iter().cloned().collect(),
-                    }
-                    .with_path(&me))
-                }
+                keep(state, job, &out_dir, &manifest_path, *m, &mut row);
+                Ok(())
             }
             Ok(Step::Convert(p)) => commit(
                 state,
@@ -972,7 +962,10 @@ fn prepare(
         }
     };
     let model_dir = folder_of(&path);
-    if let Some(old) = old.filter(|_| !options.force) {
+    // Warnings the policy now denies are converted again, so that their messages are printed
+    // with the failure (a manifest keeps only their counts).
+    let denied_before = |m: &Manifest| m.warnings.keys().any(|c| options.policy.denies(c));
+    if let Some(old) = old.filter(|m| !options.force && !denied_before(m)) {
         if up_to_date(old, job, record, &recorder.reads[0].2, &model_dir, out_dir) {
             return Ok(Step::UpToDate(Box::new(old.clone())));
         }

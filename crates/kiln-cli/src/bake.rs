@@ -1,5 +1,5 @@
-//! `kiln bake FILE [-o DIR]`: every clip's per-frame skinning matrices in reference 002's
-//! texture layout, written as `DIR/NAME.dds` (a DX10 `R32G32B32A32_FLOAT` texture array, one
+//! `kiln bake FILE [-o DIR]`: every clip's per-frame skinning matrices in the texture
+//! layout the original engine's vertex shader samples (4 texels per bone, one row per frame), written as `DIR/NAME.dds` (a DX10 `R32G32B32A32_FLOAT` texture array, one
 //! layer per clip), and with `--raw` also `DIR/NAME.rgba32f` (the same texels without header).
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! `kiln verify FILE [--clip NAME] [--frames all|N,M…] [--tolerance X]`: skins the model on the
-//! GPU from its baked bone-matrix texture (reference 002's shader, in WGSL) and on the CPU with
+//! GPU from its baked bone-matrix texture (the original engine's skinning shader, in WGSL) and on the CPU with
 //! kiln-anim, prints the adapter and the error table, and fails when an error exceeds the
 //! tolerance. Shared with `kiln preview`: loading a model and its bake, the frame list, the GPU.
 //!
@@ -182,7 +182,7 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
         l.clips,
         if l.is_reference() {
             format!(
-                "{}×{}×{} (reference 002's layout)",
+                "{}×{}×{} (4 texels per bone, one row per frame, one layer per clip)",
                 l.width(),
                 l.height(),
                 l.clips

@@ -367,79 +367,109 @@ fn clips_no_longer_written_are_removed_and_bake_takes_clips_from_the_manifest() 
 }
 
 #[test]
-fn a_batch_with_broken_inputs_fails_them_one_line_each_and_keeps_the_good_ones() {
+fn a_batch_of_a_thousand_with_a_tenth_broken_fails_those_one_line_each_and_keeps_the_rest() {
     let t = tempfile::tempdir().unwrap();
     let m = t.path().join("m");
     let good = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
-    let mut broken = Vec::new();
-    for i in 0..40 {
-        let name = format!("good{i:02}.obj");
-        write(&m.join(&name), good);
+    // 910 good models in 10 folders; 10 of them cannot be written (a folder where the .mesh
+    // would go).
+    for i in 0..910 {
+        write(&m.join(format!("g{}/good{i:03}.obj", i / 100)), good);
     }
-    write(&m.join("truncated.fbx"), &two_clip_fbx()[..300]);
-    write(
-        &m.join("wrong.fbx"),
-        b"this is not an FBX file at all, just text\n",
-    );
-    write(&m.join("range.obj"), b"v 0 0 0\nf 1 2 9\n");
-    write(
-        &m.join("nomtl.obj"),
-        b"mtllib gone.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
-    );
-    broken.extend(["truncated.fbx", "wrong.fbx", "range.obj"]);
-    // An output that cannot be written: a folder where the .mesh would go.
-    std::fs::create_dir_all(t.path().join("out/good07.mesh")).unwrap();
-    broken.push("good07.obj");
-    // Earlier outputs of an input that is broken now are removed.
-    write(&m.join("was_good.obj"), good);
-    let o = kiln(&["convert", "m/was_good.obj", "-o", "out"], t.path());
-    assert!(o.status.success(), "{}", stderr(&o));
-    write(&m.join("was_good.obj"), b"v 0 0 0\nf 1 2 7\n");
-    broken.push("was_good.obj");
+    let mut broken: Vec<String> = Vec::new();
+    for i in 0..10 {
+        std::fs::create_dir_all(t.path().join(format!("out/g0/good{i:03}.mesh"))).unwrap();
+        broken.push(format!("good{i:03}.obj"));
+    }
+    let fbx = two_clip_fbx();
+    for i in 0..20 {
+        write(
+            &m.join(format!("bad/trunc{i:02}.fbx")),
+            &fbx[..100 + 37 * i],
+        );
+        write(
+            &m.join(format!("bad/wrong{i:02}.fbx")),
+            b"this is no FBX file, just text\n",
+        );
+        write(
+            &m.join(format!("bad/range{i:02}.obj")),
+            b"v 0 0 0\nf 1 2 9\n",
+        );
+        write(
+            &m.join(format!("bad/nomtl{i:02}.obj")),
+            b"mtllib gone.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+        );
+        broken.extend([
+            format!("trunc{i:02}.fbx"),
+            format!("wrong{i:02}.fbx"),
+            format!("range{i:02}.obj"),
+            format!("nomtl{i:02}.obj"),
+        ]);
+    }
+    // Unreadable: links to nothing.
+    for i in 0..10 {
+        std::os::unix::fs::symlink("nowhere.obj", m.join(format!("bad/link{i:02}.obj"))).unwrap();
+        broken.push(format!("link{i:02}.obj"));
+    }
+    // An input that converted before and is broken now: its earlier outputs go.
+    std::fs::write(m.join("bad/range00.obj"), good).unwrap();
+    let o = kiln(&["convert", "m", "-o", "out", "-q"], t.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(t.path().join("out/bad/range00.mesh").is_file());
+    std::fs::write(m.join("bad/range00.obj"), b"v 0 0 0\nf 1 2 9\n").unwrap();
 
     let o = kiln(
         &["convert", "m", "-o", "out", "--deny", "obj.mtllib-missing"],
         t.path(),
     );
-    broken.push("nomtl.obj");
+    assert_eq!(broken.len(), 100);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let err = stderr(&o);
     let errors: Vec<&str> = err
         .lines()
         .filter(|l| l.starts_with("kiln: error: "))
         .collect();
-    assert_eq!(errors.len(), broken.len(), "{err}");
+    assert_eq!(errors.len(), broken.len(), "one line per failure:\n{err}");
     for b in &broken {
-        assert!(
-            errors.iter().any(|l| l.contains(b)),
-            "no line names {b}:\n{err}"
+        assert_eq!(
+            errors
+                .iter()
+                .filter(|l| l.contains(&format!("/{b}")))
+                .count(),
+            1,
+            "one line names {b}:\n{err}"
         );
     }
     assert!(
-        err.contains("45 files: 39 converted, 0 up to date, 6 failed"),
+        err.contains("1000 files: 0 converted, 900 up to date, 100 failed; 20 warnings (obj.mtllib-missing 20)"),
         "{err}"
     );
+    // The good outputs are there, nothing of a failed input, nothing half-written.
     let out = names(&t.path().join("out"));
-    for i in (0..40).filter(|i| *i != 7) {
+    for i in 10..910 {
         for ext in ["kiln.json", "mesh", "xml"] {
-            let f = format!("good{i:02}.{ext}");
-            assert!(out.contains(&f), "{f} missing: {out:?}");
+            let f = format!("g{}/good{i:03}.{ext}", i / 100);
+            assert!(out.contains(&f), "{f} missing");
         }
     }
-    // Nothing of a failed input, nothing half-written.
-    for o in &out {
-        assert!(o.starts_with("good"), "left behind: {o}");
-        assert!(!o.contains(".tmp"), "temporary file left: {o}");
-        assert!(!o.starts_with("good07."), "good07 failed: {o}");
+    assert_eq!(
+        out.len(),
+        900 * 3,
+        "only the good inputs' files: {:?}",
+        &out[..10]
+    );
+    assert!(out.iter().all(|o| !o.contains(".tmp")));
+    // Their manifests are right: a re-run skips exactly them, and converts the 10 that can
+    // now be written.
+    for i in 0..10 {
+        std::fs::remove_dir(t.path().join(format!("out/g0/good{i:03}.mesh"))).unwrap();
     }
-    // The good ones' manifests are right: a re-run skips exactly them.
-    std::fs::remove_dir(t.path().join("out/good07.mesh")).unwrap();
     let o = kiln(
         &["convert", "m", "-o", "out", "--deny", "obj.mtllib-missing"],
         t.path(),
     );
     assert!(
-        stderr(&o).contains("45 files: 1 converted, 39 up to date, 5 failed"),
+        stderr(&o).contains("1000 files: 10 converted, 900 up to date, 90 failed"),
         "{}",
         stderr(&o)
     );
