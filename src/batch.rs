@@ -522,6 +522,10 @@ impl BatchOptions {
             scale: self.convert.load.scale,
             up: self.convert.load.up.map(axis_name),
             forward: self.convert.load.forward.map(axis_name),
+            name_style: match self.convert.load.name_style {
+                crate::load::NameStyle::Original => None,
+                style => Some(style.name().to_string()),
+            },
         }
     }
 }
@@ -1133,7 +1137,7 @@ fn commit(
     let mut names: Vec<(TextureSource, String)> = Vec::new();
     let mut texture_files: Vec<(String, &Texture)> = Vec::new();
     for t in &textures {
-        let bare = t.source.file_name().to_string();
+        let bare = options.convert.load.name_style.apply(t.source.file_name());
         let in_dir = |file: &str| match &options.texture_dir {
             Some(d) => format!("{}/{file}", d.trim_end_matches('/')),
             None => file.to_string(),

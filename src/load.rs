@@ -101,6 +101,68 @@ pub struct LoadOptions {
     /// Turn the scene so that the file's front axis becomes this one (with `up`: the front
     /// axis follows the up axis's quarter turn when not given).
     pub forward: Option<Axis>,
+    /// How clip (and, in `kiln::batch`, texture) file names are spelt.
+    pub name_style: NameStyle,
+}
+
+/// How output file names made from names in the model (animations, textures) are spelt.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NameStyle {
+    /// As the model names them, only the characters no file system takes replaced by `_`
+    /// (`hero_Armature|Walk` → `hero_Armature_Walk.clip`): the original tool's rule.
+    #[default]
+    Original,
+    /// As [`NameStyle::Original`], in lower case (for case-sensitive file systems and engines
+    /// that look files up by lower-case name).
+    Lower,
+    /// Lower case, every run of characters other than `a`–`z`, `0`–`9`, `.`, `-` and `_`
+    /// one `_` (`Walk Cycle (v2)` → `walk_cycle_v2`).
+    Snake,
+}
+
+impl NameStyle {
+    /// `name` spelt in this style.
+    pub fn apply(self, name: &str) -> String {
+        match self {
+            NameStyle::Original => name.to_string(),
+            NameStyle::Lower => name.to_lowercase(),
+            NameStyle::Snake => {
+                let mut out = String::with_capacity(name.len());
+                for c in name.chars().flat_map(char::to_lowercase) {
+                    if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                        out.push(c);
+                    } else if !out.ends_with('_') {
+                        out.push('_');
+                    }
+                }
+                // No `_` against a `.` (`skin (v2).png` → `skin_v2.png`) or at the ends.
+                let out = out.replace("_.", ".").replace("._", ".");
+                let trimmed = out.trim_matches('_');
+                if trimmed.is_empty() {
+                    out
+                } else {
+                    trimmed.to_string()
+                }
+            }
+        }
+    }
+
+    /// `original`, `lower` or `snake`.
+    ///
+    /// ```
+    /// use kiln::load::NameStyle;
+    /// assert_eq!(NameStyle::Snake.apply("Armature|Walk Cycle"), "armature_walk_cycle");
+    /// assert_eq!(NameStyle::Snake.apply("Skin Diffuse (v2).PNG"), "skin_diffuse_v2.png");
+    /// assert_eq!(NameStyle::Lower.apply("Skin Diffuse.PNG"), "skin diffuse.png");
+    /// assert_eq!(NameStyle::Original.apply("Walk|1"), "Walk|1");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            NameStyle::Original => "original",
+            NameStyle::Lower => "lower",
+            NameStyle::Snake => "snake",
+        }
+    }
 }
 
 pub use kiln_process::Axis;
@@ -422,7 +484,11 @@ pub fn from_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Loade
     warnings.append(&mut extracted.warnings);
     // Names by animation index, so a file's name does not depend on whether an earlier
     // animation failed.
-    let names: Vec<&str> = scene.animations.iter().map(|a| a.name.as_str()).collect();
+    let names: Vec<String> = scene
+        .animations
+        .iter()
+        .map(|a| options.name_style.apply(&a.name))
+        .collect();
     let files = clip_file_names(&name, &names);
     let mut clips = Vec::new();
     let mut clip_files = Vec::new();

@@ -82,6 +82,9 @@ pub struct OptionsRecord {
     /// `--forward`, as `up`.
     #[serde(default)]
     pub forward: Option<String>,
+    /// `--name-style` when not `original`: `lower` or `snake`.
+    #[serde(default)]
+    pub name_style: Option<String>,
 }
 
 /// A file a conversion read.

@@ -29,6 +29,16 @@ pub enum FormatArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum NameStyleArg {
+    /// `hero_Armature_Walk Cycle.clip`, `Skin Diffuse.PNG` (the original tool's rule).
+    Original,
+    /// `hero_armature_walk cycle.clip`, `skin diffuse.png`.
+    Lower,
+    /// `hero_armature_walk_cycle.clip`, `skin_diffuse.png`.
+    Snake,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum UnitArg {
     /// Millimetres.
     Mm,
@@ -115,6 +125,10 @@ pub struct ConvertArgs {
     /// Turn the scene so that the file's front axis becomes this axis.
     #[arg(long, value_name = "AXIS", value_parser = parse_axis)]
     forward: Option<kiln::load::Axis>,
+    /// How clip and texture file names are spelt: as the model names them (only characters
+    /// no file system takes replaced), in lower case, or lower-case snake_case.
+    #[arg(long, value_enum, default_value_t = NameStyleArg::Original)]
+    name_style: NameStyleArg,
     /// Only these animations become clips (by name; repeat or separate with commas).
     #[arg(long, value_name = "NAME", value_delimiter = ',', num_args = 1..)]
     clips: Option<Vec<String>>,
@@ -242,6 +256,11 @@ impl ConvertArgs {
                     scale: self.scale,
                     up: self.up,
                     forward: self.forward,
+                    name_style: match self.name_style {
+                        NameStyleArg::Original => kiln::load::NameStyle::Original,
+                        NameStyleArg::Lower => kiln::load::NameStyle::Lower,
+                        NameStyleArg::Snake => kiln::load::NameStyle::Snake,
+                    },
                 },
                 encode: EncodeOptions {
                     layout,

@@ -751,3 +751,57 @@ fn units_and_axes_turn_and_scale_the_whole_model() {
     let o = kiln(&["convert", "m/tri.obj", "--scale", "-1"], t.path());
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn name_styles_spell_clip_and_texture_file_names() {
+    let t = tempfile::tempdir().unwrap();
+    write(&t.path().join("m/hero.fbx"), &two_clip_fbx());
+    obj_with_texture(
+        &t.path().join("m"),
+        "prop",
+        "prop.mtl",
+        "Skin Diffuse (v2).PNG",
+    );
+    write(&t.path().join("m/Skin Diffuse (v2).PNG"), b"pixels");
+    let o = kiln(&["convert", "m", "-o", "orig"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = kiln(
+        &["convert", "m", "-o", "snake", "--name-style", "snake"],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = kiln(
+        &["convert", "m", "-o", "lower", "--name-style", "lower"],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let files = |d: &str| -> Vec<String> {
+        names(&t.path().join(d))
+            .into_iter()
+            .filter(|n| !n.ends_with(".kiln.json") && !n.ends_with(".mesh") && !n.ends_with(".xml"))
+            .collect()
+    };
+    assert_eq!(
+        files("orig"),
+        ["Skin Diffuse (v2).PNG", "hero_Run.clip", "hero_Walk.clip"]
+    );
+    assert_eq!(
+        files("snake"),
+        ["hero_run.clip", "hero_walk.clip", "skin_diffuse_v2.png"]
+    );
+    assert_eq!(
+        files("lower"),
+        ["hero_run.clip", "hero_walk.clip", "skin diffuse (v2).png"]
+    );
+    let xml = std::fs::read_to_string(t.path().join("snake/prop.xml")).unwrap();
+    assert!(
+        xml.contains("<DiffuseFile>skin_diffuse_v2.png</DiffuseFile>"),
+        "{xml}"
+    );
+    let m = manifest(&t.path().join("snake/hero.kiln.json"));
+    assert_eq!(
+        m["outputs"][0]["clips"],
+        serde_json::json!(["hero_walk.clip", "hero_run.clip"])
+    );
+    assert_eq!(m["options"]["name_style"], "snake");
+}
