@@ -1143,7 +1143,14 @@ fn commit(
             None => file.to_string(),
         };
         let referenced = options.textures == TextureMode::Reference && t.from.is_some();
-        let final_name = if referenced {
+        // One file per content: the same bytes under another name are the file written already.
+        let same_bytes = texture_files
+            .iter()
+            .find(|(_, other)| other.hash == t.hash)
+            .map(|(n, _)| n.clone());
+        let final_name = if let Some(n) = same_bytes.filter(|_| !referenced) {
+            n
+        } else if referenced {
             let from = normalize(&absolute(t.from.as_deref().unwrap_or(Path::new(""))));
             slashed(&relative(&from, &abs_out))
         } else {

@@ -805,3 +805,31 @@ fn name_styles_spell_clip_and_texture_file_names() {
     );
     assert_eq!(m["options"]["name_style"], "snake");
 }
+
+#[test]
+fn the_same_texture_bytes_under_two_names_are_one_file() {
+    let t = tempfile::tempdir().unwrap();
+    let m = t.path().join("m");
+    write(
+        &m.join("two.obj"),
+        b"mtllib two.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\nusemtl b\nf 1 3 2\n",
+    );
+    write(
+        &m.join("two.mtl"),
+        b"newmtl a\nmap_Kd first.png\nnewmtl b\nmap_Kd copy of first.png\n",
+    );
+    write(&m.join("first.png"), b"same pixels");
+    write(&m.join("copy of first.png"), b"same pixels");
+    let o = kiln(&["convert", "m/two.obj", "-o", "out"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        names(&t.path().join("out")),
+        ["first.png", "two.kiln.json", "two.mesh", "two.xml"]
+    );
+    let xml = std::fs::read_to_string(t.path().join("out/two.xml")).unwrap();
+    assert_eq!(
+        xml.matches("<DiffuseFile>first.png</DiffuseFile>").count(),
+        2,
+        "{xml}"
+    );
+}
