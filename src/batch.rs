@@ -1308,6 +1308,15 @@ fn commit(
             write(&out_dir.join(file), kind, bytes, &mut written)?;
         }
         for (file, t) in &texture_files {
+            // Converting into the source folder: a texture that is its own output is left as
+            // it is, and not listed as an output (so no later run ever removes a source file).
+            let target = normalize(&absolute(&out_dir.join(file)));
+            if t.from
+                .as_deref()
+                .is_some_and(|f| normalize(&absolute(f)) == target)
+            {
+                continue;
+            }
             write(
                 &out_dir.join(file),
                 OutputKind::Texture,

@@ -833,3 +833,31 @@ fn the_same_texture_bytes_under_two_names_are_one_file() {
         "{xml}"
     );
 }
+
+#[test]
+fn converting_into_the_source_folder_never_removes_a_source_file() {
+    let t = tempfile::tempdir().unwrap();
+    let m = t.path().join("m");
+    obj_with_texture(&m, "p", "p.mtl", "p.png");
+    write(&m.join("p.png"), b"source pixels");
+    let o = kiln(&["convert", "m", "-o", "m"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let listed = manifest(&m.join("p.kiln.json"));
+    let outputs: Vec<&str> = listed["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_object().unwrap()["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        outputs,
+        ["p.mesh", "p.xml"],
+        "the source texture is no output"
+    );
+    // The material stops using the texture: the next run removes nothing of the sources.
+    write(&m.join("p.mtl"), b"newmtl m\nKd 1 0 0\n");
+    let o = kiln(&["convert", "m", "-o", "m"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(m.join("p.png")).unwrap(), b"source pixels");
+    assert!(m.join("p.obj").is_file() && m.join("p.mtl").is_file());
+}
