@@ -396,7 +396,7 @@ impl<'a> Reader<'a, '_> {
             }
         }
         let body_start = self.pos;
-        let Some(close) = memchr::memchr(b'}', self.rest()) else {
+        let Some(close) = number::array_text_end(self.rest()) else {
             return Err(expected(open, "'}' closing the array", b""));
         };
         let body = &self.input[body_start..body_start + close];
@@ -423,6 +423,28 @@ impl<'a> Reader<'a, '_> {
 /// commas and blanks appears (fractions, exponents, `1.#INF`; garbage fails when decoded),
 /// else `I32`, or `I64` when a value has more than 9 digits.
 fn classify(body: &[u8]) -> (ArrayType, u64) {
+    if memchr::memchr(b';', body).is_some() {
+        // With comments: count and type from the tokens.
+        let mut count = 0u64;
+        let mut float = false;
+        let mut longest = 0usize;
+        for tok in number::array_tokens(body) {
+            count += 1;
+            let digits = tok.iter().filter(|c| c.is_ascii_digit()).count();
+            longest = longest.max(digits);
+            float |= !tok
+                .iter()
+                .all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+'));
+        }
+        let ty = if float {
+            ArrayType::F64
+        } else if longest > 9 {
+            ArrayType::I64
+        } else {
+            ArrayType::I32
+        };
+        return (ty, count);
+    }
     let t = number::trim(body);
     if t.is_empty() {
         return (ArrayType::I32, 0);

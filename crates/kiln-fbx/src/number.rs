@@ -82,6 +82,64 @@ pub(crate) fn parse_scalar(tok: &[u8]) -> Result<Scalar, ErrorKind> {
     parse_f64(tok).map(Scalar::Float)
 }
 
+/// The value tokens of an ASCII array's text, trimmed: split at commas, a final comma allowed,
+/// and `;` comments (to the end of their line) skipped wherever they stand, as the FBX SDK and
+/// ufbx read them (`0.5,-0.5, ; a comment`). Text without `;` takes the plain split.
+pub(crate) fn array_tokens(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let has_comments = memchr::memchr(b';', text).is_some();
+    let trimmed = trim(text);
+    let body = if has_comments {
+        trimmed
+    } else {
+        trimmed.strip_suffix(b",").unwrap_or(trimmed)
+    };
+    let mut plain = (!has_comments && !body.is_empty()).then(|| body.split(|&c| c == b','));
+    let mut pos = 0usize;
+    core::iter::from_fn(move || {
+        if let Some(parts) = plain.as_mut() {
+            return parts.next().map(trim);
+        }
+        if !has_comments {
+            return None;
+        }
+        // Blanks and comments before the token; the end of the text ends the tokens.
+        loop {
+            while pos < body.len() && is_blank(body[pos]) {
+                pos += 1;
+            }
+            if pos < body.len() && body[pos] == b';' {
+                pos += memchr::memchr(b'\n', &body[pos..]).unwrap_or(body.len() - pos);
+                continue;
+            }
+            break;
+        }
+        if pos >= body.len() {
+            return None;
+        }
+        let start = pos;
+        while pos < body.len() && !matches!(body[pos], b',' | b';') {
+            pos += 1;
+        }
+        let token = trim(&body[start..pos]);
+        if pos < body.len() && body[pos] == b',' {
+            pos += 1;
+        }
+        Some(token)
+    })
+}
+
+/// Where an ASCII array's text ends: the first `}` outside a `;` comment.
+pub(crate) fn array_text_end(text: &[u8]) -> Option<usize> {
+    let mut pos = 0;
+    loop {
+        let i = memchr::memchr2(b'}', b';', &text[pos..])? + pos;
+        if text[i] == b'}' {
+            return Some(i);
+        }
+        pos = i + memchr::memchr(b'\n', &text[i..])?;
+    }
+}
+
 /// The non-finite value of a `1.#INF`-style token, if it is one.
 fn msvc_special(tok: &[u8]) -> Option<f64> {
     let hash = memchr::memchr(b'#', tok)?;
@@ -111,7 +169,29 @@ fn msvc_special(tok: &[u8]) -> Option<f64> {
     }
 }
 
-/// A decimal token as f64 (correctly rounded).
+/// The NaN of a C library's spellings Rust's parser does not take: `snan`, `qnan`, `nan(…)`
+/// (glibc's `-nan`, `nan(0x8000000000000)`, MSVC's `-nan(ind)`), any case, either sign.
+fn c_nan(tok: &[u8]) -> Option<f64> {
+    let t = match tok.first()? {
+        b'-' | b'+' => &tok[1..],
+        _ => tok,
+    };
+    let word_len = t.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    let (word, tail) = t.split_at(word_len);
+    let is_nan = [&b"nan"[..], b"snan", b"qnan"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w));
+    let tail_ok = tail.is_empty()
+        || (tail.first() == Some(&b'(')
+            && tail.last() == Some(&b')')
+            && tail[1..tail.len() - 1]
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || *c == b'_'));
+    (is_nan && tail_ok).then_some(f64::NAN)
+}
+
+/// A decimal token as f64 (correctly rounded), or one of the spellings of infinity and NaN C
+/// libraries print (`inf`, `-nan(ind)`, `1.#INF`, `1.#QNAN`, …).
 pub(crate) fn parse_f64(tok: &[u8]) -> Result<f64, ErrorKind> {
     if let Some(v) = core::str::from_utf8(tok)
         .ok()
@@ -119,7 +199,9 @@ pub(crate) fn parse_f64(tok: &[u8]) -> Result<f64, ErrorKind> {
     {
         return Ok(v);
     }
-    msvc_special(tok).ok_or_else(|| bad(tok))
+    msvc_special(tok)
+        .or_else(|| c_nan(tok))
+        .ok_or_else(|| bad(tok))
 }
 
 /// A decimal token as f32 (correctly rounded from the text, not through f64).
@@ -130,7 +212,10 @@ pub(crate) fn parse_f32(tok: &[u8]) -> Result<f32, ErrorKind> {
     {
         return Ok(v);
     }
-    msvc_special(tok).map(|v| v as f32).ok_or_else(|| bad(tok))
+    msvc_special(tok)
+        .or_else(|| c_nan(tok))
+        .map(|v| v as f32)
+        .ok_or_else(|| bad(tok))
 }
 
 #[cfg(test)]
@@ -161,6 +246,51 @@ mod tests {
             parse_scalar(b"-"),
             Err(ErrorKind::BadNumber { .. })
         ));
+    }
+
+    #[test]
+    fn array_text_skips_comments_and_a_final_comma() {
+        use alloc::string::String;
+        use alloc::vec::Vec;
+        let toks = |t: &str| -> Vec<String> {
+            array_tokens(t.as_bytes())
+                .map(|b| String::from_utf8(b.to_vec()).unwrap())
+                .collect()
+        };
+        assert_eq!(toks("1, 2,3,"), ["1", "2", "3"]);
+        assert_eq!(
+            toks("-0.5,0.5, ; Hello, world\n\t; a line\n\n0.5 ; WOW"),
+            ["-0.5", "0.5", "0.5"]
+        );
+        assert_eq!(toks("; only a comment\n"), Vec::<String>::new());
+        assert_eq!(toks("1,,2"), ["1", "", "2"]);
+        assert_eq!(toks(""), Vec::<String>::new());
+        assert_eq!(array_text_end(b"1,2 ; not } the end\n3 }"), Some(22));
+        assert_eq!(array_text_end(b"1,2 } x"), Some(4));
+        assert_eq!(array_text_end(b"1 ; } no newline"), None);
+    }
+
+    #[test]
+    fn c_library_spellings_of_nan_and_infinity() {
+        for t in [
+            "nan",
+            "NaN",
+            "-nan",
+            "+nan",
+            "snan",
+            "QNaN",
+            "nan(0x8000000000000)",
+            "-nan(ind)",
+            "NAN(123)",
+        ] {
+            assert!(parse_f64(t.as_bytes()).unwrap().is_nan(), "{t}");
+            assert!(parse_f32(t.as_bytes()).unwrap().is_nan(), "{t}");
+        }
+        assert_eq!(parse_f64(b"inf").unwrap(), f64::INFINITY);
+        assert_eq!(parse_f64(b"-Infinity").unwrap(), f64::NEG_INFINITY);
+        for t in ["nan(", "nan()x", "nanx", "na", "nan(a b)", "-"] {
+            assert!(parse_f64(t.as_bytes()).is_err(), "{t}");
+        }
     }
 
     #[test]

@@ -395,16 +395,9 @@ fn floats_of(src: ArrayType, bytes: &[u8]) -> impl Iterator<Item = f64> + '_ {
     })
 }
 
-/// Splits ASCII array text into its value tokens (trimmed), checking the count.
+/// Splits ASCII array text into its value tokens (trimmed): [`number::array_tokens`].
 fn text_tokens(text: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let trimmed = number::trim(text);
-    let body = trimmed.strip_suffix(b",").unwrap_or(trimmed);
-    let mut parts = if body.is_empty() {
-        None
-    } else {
-        Some(body.split(|&c| c == b','))
-    };
-    core::iter::from_fn(move || parts.as_mut()?.next().map(number::trim))
+    number::array_tokens(text)
 }
 
 fn int_text<T: TryFrom<i64>>(

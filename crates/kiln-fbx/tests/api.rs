@@ -370,3 +370,29 @@ fn plain_arrays_borrow_when_aligned() {
     assert!(matches!(v, Cow::Owned(_)));
     assert_eq!(&*v, &[1.0, 2.0, 3.0]);
 }
+
+#[test]
+fn ascii_arrays_with_comments_and_c_spellings_of_nan() {
+    let text = "; FBX 7.5.0 project file\nObjects:  {\n\tGeometry: 7, \"Geometry::\", \"Mesh\" {\n\
+        \t\tVertices: *6 {\n\t\t\ta: -0.5,0.5, ; Hello, world } not the end\n\
+        \t\t\t; a comment line\n\n\t\t\tnan(ind),-nan, ; more\n\t\t\tsnan,1.#INF\n\t\t}\n\
+        \t\tPolygonVertexIndex: *3 {\n\t\t\ta: 0,1,-3 ; trailing\n\t\t}\n\t}\n}\n";
+    let doc = Document::parse(text.as_bytes()).unwrap();
+    let g = doc
+        .require_root("Objects")
+        .unwrap()
+        .require_child("Geometry")
+        .unwrap();
+    let v = g.require_child("Vertices").unwrap().f64_values().unwrap();
+    assert_eq!(v.len(), 6);
+    assert_eq!((v[0], v[1]), (-0.5, 0.5));
+    assert!(v[2].is_nan() && v[3].is_nan() && v[4].is_nan());
+    assert_eq!(v[5], f64::INFINITY);
+    let idx = g
+        .require_child("PolygonVertexIndex")
+        .unwrap()
+        .property(0)
+        .unwrap();
+    assert_eq!(idx.as_array().unwrap().ty(), ArrayType::I32);
+    assert_eq!(&*idx.as_i32_array().unwrap(), &[0, 1, -3]);
+}
