@@ -160,10 +160,14 @@ fn records<'a>(
                 input[p + 12],
             )
         };
-        if end == 0 {
-            if count != 0 || bytes != 0 || name_len != 0 {
-                return fail(p, ErrorKind::BadNullRecord);
-            }
+        // A zero end offset with a name or properties is a node without children whose writer
+        // left the offset out (Maya does, after some header nodes): it ends after its
+        // properties, as the FBX SDK and ufbx read it. Only an all-zero record is a null record.
+        // At the top level, a zero end offset ends the nodes whatever follows it (the footer,
+        // which versions and exporters write differently, is not needed).
+        let zero_end_leaf =
+            end == 0 && !stack.is_empty() && (count != 0 || bytes != 0 || name_len != 0);
+        if end == 0 && !zero_end_leaf {
             p += header_len;
             match stack.last() {
                 None => return Ok(()), // the footer that follows is not needed
@@ -186,6 +190,7 @@ fn records<'a>(
         let name_start = p + header_len;
         let props_start = name_start + usize::from(name_len);
         let props_end = (props_start as u64).saturating_add(bytes);
+        let end = if zero_end_leaf { props_end } else { end };
         if end > limit as u64 {
             return fail(
                 p,
@@ -252,9 +257,10 @@ fn properties<'a>(
         };
         p += 1;
         let value = match code {
-            b'C' | b'Y' | b'I' | b'F' | b'D' | b'L' => {
+            b'C' | b'Z' | b'Y' | b'I' | b'F' | b'D' | b'L' => {
                 let (size, what) = match code {
                     b'C' => (1, "a 'C' value"),
+                    b'Z' => (1, "a 'Z' value"),
                     b'Y' => (2, "a 'Y' value"),
                     b'I' => (4, "an 'I' value"),
                     b'F' => (4, "an 'F' value"),
@@ -265,6 +271,7 @@ fn properties<'a>(
                 }
                 let v = match code {
                     b'C' => Value::Char(region[p]),
+                    b'Z' => Value::U8(region[p]),
                     b'Y' => Value::I16(i16::from_le_bytes(array(region, p))),
                     b'I' => Value::I32(i32::from_le_bytes(array(region, p))),
                     b'F' => Value::F32(f32::from_le_bytes(array(region, p))),

@@ -194,7 +194,9 @@ pub enum ErrorKind {
         bytes: u64,
     },
     /// An unknown property type code.
-    #[error("unknown property type code {found:#04x}: expected one of Y C I F D L S R f d l i b c")]
+    #[error(
+        "unknown property type code {found:#04x}: expected one of Y C Z I F D L S R f d l i b c"
+    )]
     UnknownPropertyType {
         /// The type byte found.
         found: u8,

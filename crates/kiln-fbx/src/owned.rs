@@ -14,6 +14,8 @@ use crate::value::{ArrayType, Value};
 pub enum OwnedValue {
     /// `C`: one byte (FBX booleans and one-letter flags).
     Char(u8),
+    /// `Z`: an unsigned byte (Maya's `UByte` properties).
+    U8(u8),
     /// `Y`: a 16-bit integer.
     I16(i16),
     /// `I`: a 32-bit integer.
@@ -48,6 +50,7 @@ impl OwnedValue {
     pub fn type_code(&self) -> u8 {
         match self {
             OwnedValue::Char(_) => b'C',
+            OwnedValue::U8(_) => b'Z',
             OwnedValue::I16(_) => b'Y',
             OwnedValue::I32(_) => b'I',
             OwnedValue::I64(_) => b'L',
@@ -140,6 +143,7 @@ impl<'a> Value<'a> {
     pub fn to_owned_value(&self) -> Result<OwnedValue, crate::ErrorKind> {
         Ok(match *self {
             Value::Char(v) => OwnedValue::Char(v),
+            Value::U8(v) => OwnedValue::U8(v),
             Value::I16(v) => OwnedValue::I16(v),
             Value::I32(v) => OwnedValue::I32(v),
             Value::I64(v) => OwnedValue::I64(v),

@@ -589,6 +589,9 @@ pub enum Value<'a> {
     /// `C`: one byte. FBX writes booleans this way (0/1, and the SDK writes `'T'`/`'Y'` for
     /// some flags); ASCII bare words of one letter (`Shading: T`) read as this too.
     Char(u8),
+    /// `Z`: an unsigned byte (Maya writes its `UByte` properties so, in files with audio);
+    /// read as an integer, as ufbx does.
+    U8(u8),
     /// `Y`: i16.
     I16(i16),
     /// `I`: i32. ASCII integers that fit in i32.
@@ -614,6 +617,7 @@ impl Value<'_> {
     pub fn type_code(&self) -> u8 {
         match self {
             Value::Char(_) => b'C',
+            Value::U8(_) => b'Z',
             Value::I16(_) => b'Y',
             Value::I32(_) => b'I',
             Value::I64(_) => b'L',
@@ -629,6 +633,7 @@ impl Value<'_> {
     pub fn type_name(&self) -> &'static str {
         match self {
             Value::Char(_) => "char/bool",
+            Value::U8(_) => "u8",
             Value::I16(_) => "i16",
             Value::I32(_) => "i32",
             Value::I64(_) => "i64",
@@ -640,10 +645,10 @@ impl Value<'_> {
         }
     }
 
-    /// An integer value (`C Y I L`), else `None`.
+    /// An integer value (`C Z Y I L`), else `None`.
     pub fn to_i64(&self) -> Option<i64> {
         Some(match *self {
-            Value::Char(c) => i64::from(c),
+            Value::Char(c) | Value::U8(c) => i64::from(c),
             Value::I16(v) => i64::from(v),
             Value::I32(v) => i64::from(v),
             Value::I64(v) => v,

@@ -214,7 +214,7 @@ impl Out {
     fn property(&mut self, p: &OwnedValue) -> Result<(), ErrorKind> {
         self.bytes.push(p.type_code());
         match p {
-            OwnedValue::Char(v) => self.bytes.push(*v),
+            OwnedValue::Char(v) | OwnedValue::U8(v) => self.bytes.push(*v),
             OwnedValue::I16(v) => self.bytes.extend_from_slice(&v.to_le_bytes()),
             OwnedValue::I32(v) => self.bytes.extend_from_slice(&v.to_le_bytes()),
             OwnedValue::I64(v) => self.bytes.extend_from_slice(&v.to_le_bytes()),

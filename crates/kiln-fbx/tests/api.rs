@@ -396,3 +396,45 @@ fn ascii_arrays_with_comments_and_c_spellings_of_nan() {
     assert_eq!(idx.as_array().unwrap().ty(), ArrayType::I32);
     assert_eq!(&*idx.as_i32_array().unwrap(), &[0, 1, -3]);
 }
+
+#[test]
+fn one_byte_z_values_and_zero_end_offsets_read_as_the_sdk_writes_them() {
+    for options in [WriteOptions::V7400, WriteOptions::V7500] {
+        let tree = [
+            OwnedNode::new("Header")
+                .with_child(OwnedNode::new("Creator").with(OwnedValue::String(b"Maya".to_vec()))),
+            OwnedNode::new("Objects").with_child(
+                OwnedNode::new("P")
+                    .with(OwnedValue::String(b"Channels".to_vec()))
+                    .with(OwnedValue::U8(200)),
+            ),
+        ];
+        let mut bytes = write_binary(&tree, &options).unwrap();
+        // The `Z` property: one byte after its code, read as an integer.
+        let doc = Document::parse(&bytes).unwrap();
+        let p = doc
+            .require_root("Objects")
+            .unwrap()
+            .require_child("P")
+            .unwrap();
+        assert_eq!(p.value(1), Some(Value::U8(200)));
+        assert_eq!(p.get_i64(1).unwrap(), 200);
+        assert_eq!(p.property(1).unwrap().value().type_code(), b'Z');
+        // Maya leaves the end offset of some leaf nodes zero: `Creator` ends after its
+        // properties and the tree is the same.
+        let name = bytes.windows(7).position(|w| w == b"Creator").unwrap();
+        let field = if options.version >= 7500 { 8 } else { 4 };
+        let header = if options.version >= 7500 { 25 } else { 13 };
+        let record = name - header;
+        bytes[record..record + field].fill(0);
+        let doc = Document::parse(&bytes).unwrap();
+        let creator = doc
+            .require_root("Header")
+            .unwrap()
+            .require_child("Creator")
+            .unwrap();
+        assert_eq!(creator.get_str(0).unwrap(), "Maya");
+        assert_eq!(creator.children().count(), 0);
+        assert!(doc.require_root("Objects").is_ok());
+    }
+}
