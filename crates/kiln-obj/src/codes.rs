@@ -9,6 +9,9 @@ pub const UTF16_CONVERTED: &str = "obj.utf16-converted";
 /// A statement not at the start of its line was ignored, as Assimp 5.2 does: given at the first
 /// one (with its line), and once more with the total when there were several.
 pub const INDENTED_STATEMENT: &str = "obj.indented-statement";
+/// NUL bytes in a text OBJ were read as line ends, as Assimp does (ZBrush ends its OBJ files
+/// with one).
+pub const NUL_BYTES: &str = "obj.nul-bytes";
 /// A `v` with 5 or more than 6 numbers, or a `vt` with more than 3: the extra numbers were
 /// ignored.
 pub const EXTRA_NUMBERS: &str = "obj.extra-numbers";

@@ -24,7 +24,8 @@
 //! Triangulate, generate normals or UVs, or change axes (that is `kiln-process`); free-form
 //! geometry (`cstype` … `end`, skipped as Assimp skips it); smoothing (`s`) and merging (`mg`)
 //! groups are ignored. NaN/infinite or beyond-`f32` coordinates, vertex indices out of range,
-//! NUL bytes and files without geometry are errors, not repaired.
+//! Files without geometry are errors, not repaired; NUL bytes are line ends (as Assimp reads
+//! them) unless the file looks binary.
 //!
 //! # Invariants
 //! - The scene satisfies [`Scene::validate`]; every mesh has at least one face except the

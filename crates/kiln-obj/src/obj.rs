@@ -201,9 +201,27 @@ impl<'a, 'b> Parser<'a, 'b> {
 
     /// Reads the whole text: splits it into logical lines (line ends: LF, CR, CR LF, form
     /// feed; a `\` right before a line end joins the next line, as Assimp does) and hands each
-    /// to [`Parser::statement`]. A NUL byte is an error: no text OBJ contains one.
+    /// to [`Parser::statement`]. A NUL byte is a line end, as Assimp reads it (ZBrush ends
+    /// its files with one), with a warning; NUL bytes are an error in binary data (a quarter
+    /// or more of the file, or beside other control bytes) or UTF-16 without a byte-order mark.
     pub(crate) fn run(&mut self, data: &[u8]) -> Result<(), ObjError> {
         let len = data.len();
+        let nuls = data.iter().filter(|&&b| b == 0).count();
+        if nuls > 0 {
+            let control = data
+                .iter()
+                .any(|&b| matches!(b, 1..=8 | 0x0E..=0x1A | 0x1C..=0x1F | 0x7F));
+            if nuls * 4 >= len || control {
+                let first = data.iter().position(|&b| b == 0).unwrap_or(0);
+                let line = data[..first].iter().filter(|&&b| b == b'\n').count() + 1;
+                return Err(self.nul_error(u32::try_from(line).unwrap_or(u32::MAX)));
+            }
+            self.warn(
+                codes::NUL_BYTES,
+                1,
+                &alloc::format!("{nuls} NUL byte(s) read as line ends (as Assimp does)"),
+            );
+        }
         let mut pos = 0;
         let mut line_no: u32 = 1;
         let mut joined: Vec<u8> = Vec::new();
@@ -223,9 +241,6 @@ impl<'a, 'b> Parser<'a, 'b> {
         while pos < len {
             let first_line = line_no;
             let mut end = find_end(pos);
-            if end < len && data[end] == 0 {
-                return Err(self.nul_error(line_no));
-            }
             if end > pos && end < len && data[end - 1] == b'\\' {
                 // Continuation: join the physical lines without the backslashes.
                 joined.clear();
@@ -235,9 +250,6 @@ impl<'a, 'b> Parser<'a, 'b> {
                     seg = step_over_end(end);
                     line_no = line_no.saturating_add(1);
                     end = find_end(seg);
-                    if end < len && data[end] == 0 {
-                        return Err(self.nul_error(line_no));
-                    }
                     if !(end > seg && end < len && data[end - 1] == b'\\') {
                         joined.extend_from_slice(&data[seg..end]);
                         break;

@@ -80,6 +80,22 @@ fn binary_garbage_is_rejected() {
         }
         let _ = parse(&data, "noise.obj", &mut no_mtl);
     }
+    // ZBrush ends its files with a NUL: a line end, with a warning, as Assimp reads it.
+    let scene = parse(
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n\n\x00\n",
+        "zbrush.obj",
+        &mut no_mtl,
+    )
+    .unwrap();
+    assert_eq!(scene.meshes[0].face_sizes.len(), 1);
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.code == kiln_obj::codes::NUL_BYTES && w.message.contains("1 NUL byte")),
+        "{:?}",
+        scene.warnings
+    );
     // A typical binary header.
     assert!(parse(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "x.obj", &mut no_mtl).is_err());
 }
