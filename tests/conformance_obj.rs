@@ -120,6 +120,25 @@ fn obj_corpus_matches_assimp() {
     let mut row = check_file(demo.path(), &demo.path().join(kiln::demo::OBJ_NAME));
     row.file = format!("(generated) {}", row.file);
     rows.push(row);
+    // Files without geometry, as exporters leave them: Assimp keeps their nodes and materials.
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::write(empty.path().join("m.mtl"), "newmtl red\nKd 1 0 0\n").unwrap();
+    for (name, text) in [
+        (
+            "materials_only.obj",
+            "mtllib m.mtl\nusemtl red\n# exported without geometry\n",
+        ),
+        (
+            "objects_only.obj",
+            "o thing\ng part\nusemtl red\n# no faces were exported\n",
+        ),
+        ("comments_only.obj", "# a header comment and nothing else\n"),
+    ] {
+        std::fs::write(empty.path().join(name), text).unwrap();
+        let mut row = check_file(empty.path(), &empty.path().join(name));
+        row.file = format!("(generated) {}", row.file);
+        rows.push(row);
+    }
     let outcomes: Vec<report::Outcome> = rows
         .into_iter()
         .map(|r| report::Outcome {

@@ -80,10 +80,13 @@ pub(crate) fn build(
         scene.add_child(0, node);
     }
     if scene.meshes.is_empty() {
-        return Err(ObjError::NoGeometry {
-            file: String::from(file),
-            detail: String::from("the file has objects or groups but no faces"),
-        });
+        // As Assimp: the nodes and the materials, no mesh.
+        warnings.push(Warning::new(
+            codes::NO_GEOMETRY,
+            format!(
+                "{file}: objects or groups but no faces: nodes and materials only (as in Assimp)"
+            ),
+        ));
     }
     if points > 0 {
         warnings.push(Warning::new(
@@ -119,10 +122,12 @@ fn point_cloud(
 ) -> Result<Scene, ObjError> {
     let n = model.positions.len();
     if n == 0 {
-        return Err(ObjError::NoGeometry {
-            file: String::from(file),
-            detail: String::from("no vertices and no faces"),
-        });
+        // As Assimp: the root node alone.
+        warnings.push(Warning::new(
+            codes::NO_GEOMETRY,
+            format!("{file}: no vertices and no faces: the root node only (as in Assimp)"),
+        ));
+        return Ok(scene);
     }
     let mut mesh = Mesh {
         positions: model.positions.clone(),

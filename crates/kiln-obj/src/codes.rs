@@ -38,6 +38,9 @@ pub const POINTS_KEPT: &str = "obj.points-kept";
 pub const LINES_KEPT: &str = "obj.lines-kept";
 /// The file has vertices but no faces: they form one face-less point-cloud mesh (as in Assimp).
 pub const POINT_CLOUD: &str = "obj.point-cloud";
+/// The file has no face and no vertex (comments, `mtllib`, `usemtl`, `o`, `g` only): the scene
+/// has its nodes (and, with objects, its materials) and no mesh, as in Assimp.
+pub const NO_GEOMETRY: &str = "obj.no-geometry";
 /// The first line of an MTL file is indented and was ignored (as Assimp does).
 pub const MTL_INDENTED_FIRST_LINE: &str = "obj.mtl-indented-first-line";
 /// An MTL statement with a number that does not parse or is not a finite 32-bit float was

@@ -24,8 +24,9 @@
 //! Triangulate, generate normals or UVs, or change axes (that is `kiln-process`); free-form
 //! geometry (`cstype` … `end`, skipped as Assimp skips it); smoothing (`s`) and merging (`mg`)
 //! groups are ignored. NaN/infinite or beyond-`f32` coordinates, vertex indices out of range,
-//! Files without geometry are errors, not repaired; NUL bytes are line ends (as Assimp reads
-//! them) unless the file looks binary.
+//! A file without geometry gives Assimp's scene of nodes (and materials), with a warning, or
+//! under 16 bytes Assimp's "too small" error; NUL bytes are line ends (as Assimp reads them)
+//! unless the file looks binary.
 //!
 //! # Invariants
 //! - The scene satisfies [`Scene::validate`]; every mesh has at least one face except the
@@ -165,6 +166,17 @@ fn import(
     let mut sources = Vec::new();
     let mut warnings = core::mem::take(&mut parser.warnings);
     let mut scene = build::build(&parser.model, name, &mut warnings, &mut sources)?;
+    // A file without geometry is a scene of nodes (and materials), as in Assimp, except under
+    // Assimp's `ObjMinSize` of 16 bytes, which Assimp refuses as too small.
+    if scene.meshes.is_empty() && obj.len() < 16 {
+        return Err(ObjError::NoGeometry {
+            file: String::from(name),
+            detail: alloc::format!(
+                "the file is too small ({} bytes; Assimp reads nothing under 16)",
+                obj.len()
+            ),
+        });
+    }
     scene.warnings = warnings.finish();
     Ok((scene, sources))
 }

@@ -24,7 +24,7 @@ enum Expect {
 
 fn expectation(rel: &str) -> Expect {
     match rel {
-        "invalid/empty.obj" => Expect::BothFail("no geometry"),
+        "invalid/empty.obj" => Expect::BothFail("too small"),
         "invalid/malformed.obj" => Expect::BothFail("invalid face index"),
         "OBJ/box_UTF16BE.obj" => Expect::SameAs("OBJ/box.obj"),
         _ => Expect::Same,

@@ -34,21 +34,39 @@ fn expect(bytes: &[u8], line: Option<u32>, needles: &[&str]) {
 const TRI: &str = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
 
 #[test]
-fn empty_and_comment_only_files_have_no_geometry() {
-    expect(b"", None, &["no geometry"]);
-    expect(b"# nothing\n\n   \n", None, &["no geometry"]);
-    expect(b"o lonely\ng group\n", None, &["no geometry"]);
-    expect(b"\xEF\xBB\xBF", None, &["no geometry"]);
-    expect(b"\xFF\xFE", None, &["no geometry"]);
+fn files_under_16_bytes_are_too_small_as_in_assimp() {
+    expect(b"", None, &["no geometry", "too small (0 bytes"]);
+    expect(b"# nothing\n\n   \n", None, &["too small (15 bytes"]);
+    expect(b"\xEF\xBB\xBF", None, &["too small"]);
+    expect(b"\xFF\xFE", None, &["too small"]);
 }
 
 #[test]
-fn objects_without_faces_have_no_geometry() {
-    expect(
-        format!("{TRI}o thing\n").as_bytes(),
-        None,
-        &["no geometry", "no faces"],
-    );
+fn files_without_faces_keep_their_nodes_and_materials_as_in_assimp() {
+    let no_geometry = |text: &[u8]| {
+        let scene = parse(text, "x.obj", &mut no_mtl).unwrap();
+        assert!(scene.meshes.is_empty());
+        assert!(
+            scene
+                .warnings
+                .iter()
+                .any(|w| w.code == kiln_obj::codes::NO_GEOMETRY),
+            "{:?}",
+            scene.warnings
+        );
+        scene
+    };
+    // Comments only: the root node alone, no material.
+    let s = no_geometry(b"# a comment, long enough to read\n");
+    assert_eq!((s.nodes.len(), s.materials.len()), (1, 0));
+    // Objects and groups: their nodes, and the default material.
+    let s = no_geometry(b"o lonely\ng group\n# padding\n");
+    let names: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["x.obj", "lonely", "group"]);
+    assert_eq!(s.materials[0].name, "DefaultMaterial");
+    // Vertices but an object without faces.
+    let s = no_geometry(format!("{TRI}o thing\n").as_bytes());
+    assert!(s.nodes.iter().any(|n| n.name == "thing"));
 }
 
 #[test]
