@@ -1426,6 +1426,11 @@ fn remove_outputs(
     row: &mut Row,
 ) {
     for o in &old.outputs {
+        // A manifest is read from a folder anyone may write to: only a plain path inside the
+        // output folder is ever removed.
+        if !inside(&o.path) {
+            continue;
+        }
         if keep.iter().any(|k| k.eq_ignore_ascii_case(&o.path))
             || state.used_elsewhere(out_dir, &o.path, me, manifest_name)
         {
@@ -1453,6 +1458,15 @@ fn remove_outputs(
             Err(_) => {}
         }
     }
+}
+
+/// Whether a manifest's output path names a file inside the manifest's folder: relative, with
+/// no `..`, no root and no drive.
+fn inside(path: &str) -> bool {
+    let p = Path::new(path);
+    !path.is_empty()
+        && !path.contains('\\')
+        && p.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
 /// `NAME-HASH8.EXT`: a texture's name when another with other bytes has its plain one.
@@ -1565,6 +1579,17 @@ mod tests {
             "tex-01234567.png"
         );
         assert_eq!(hashed_name("tex", "0123456789abcdef"), "tex-01234567");
+        assert!(inside("x.mesh") && inside("textures/a.png"));
+        for bad in [
+            "",
+            "../x.mesh",
+            "a/../../x",
+            "/etc/passwd",
+            "C:\\x",
+            "a\\..\\b",
+        ] {
+            assert!(!inside(bad), "{bad}");
+        }
         assert_eq!(glob_root(Path::new("m/**/*.fbx")), PathBuf::from("m"));
         assert_eq!(glob_root(Path::new("m/x*.fbx")), PathBuf::from("m"));
         assert_eq!(escape_make(Path::new("a b/c#$.fbx")), "a\\ b/c\\#$$.fbx");
