@@ -78,8 +78,13 @@ pub fn import(bytes: &[u8]) -> Result<Scene, ImportError> {
     import_with(bytes, &ImportOptions::default())
 }
 
-/// [`import`] with options.
+/// [`import`] with options. A big-endian binary file (Maya on PowerPC Macs) is first
+/// rewritten little-endian ([`kiln_fbx::to_little_endian`]).
 pub fn import_with(bytes: &[u8], options: &ImportOptions) -> Result<Scene, ImportError> {
+    if let Some(little) = kiln_fbx::to_little_endian(bytes)? {
+        let doc = Document::parse(&little)?;
+        return import_document(&doc, options);
+    }
     let doc = Document::parse(bytes)?;
     import_document(&doc, options)
 }

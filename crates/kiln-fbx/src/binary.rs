@@ -94,6 +94,9 @@ fn header(input: &[u8]) -> Result<u32, Fail> {
                     input.len(),
                 ));
             }
+            Some(&1) if i == 22 && input[..22] == MAGIC[..22] => {
+                return fail(i, ErrorKind::BigEndian);
+            }
             Some(&found) if found != expected => {
                 if expected == 0 && found == b' ' && memchr::memchr(0, input).is_none() {
                     return fail(i, ErrorKind::NulBytesReplaced);

@@ -128,6 +128,13 @@ pub enum ErrorKind {
          be repaired"
     )]
     NulBytesReplaced,
+    /// A big-endian binary file (byte 22 of the header is 1): the borrowing reader reads
+    /// little-endian files; [`crate::to_little_endian`] rewrites one (`kiln_fbx_scene::import`
+    /// does that itself).
+    #[error(
+        "big-endian binary FBX: rewrite it with kiln_fbx::to_little_endian first (kiln's FBX import does)"
+    )]
+    BigEndian,
     /// Binary version outside the range this reader knows the layout of.
     #[error("unsupported binary FBX version {0}: expected 6000 to 7999 (6100 to 7700 are tested)")]
     UnsupportedVersion(u32),

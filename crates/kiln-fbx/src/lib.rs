@@ -54,6 +54,7 @@ extern crate std;
 
 mod ascii;
 mod base64;
+mod big_endian;
 mod binary;
 mod builder;
 mod document;
@@ -65,10 +66,11 @@ mod parse;
 pub mod value;
 mod write;
 
+pub use big_endian::{is_big_endian, to_little_endian};
 pub use binary::MAGIC;
 pub use builder::{MAX_DEPTH_LIMIT, ParseOptions};
 pub use document::{Children, Document, Format, Node, NodePath, Property};
 pub use error::{Error, ErrorKind, Location};
 pub use owned::{OwnedNode, OwnedValue};
 pub use value::{Array, ArrayEncoding, ArrayType, Element, LeIter, LeSlice, Raw, Value};
-pub use write::{Compression, WriteOptions, write_binary};
+pub use write::{Compression, WriteOptions, write_binary, write_binary_big_endian};

@@ -85,7 +85,7 @@ impl PartialEq for OwnedValue {
     fn eq(&self, other: &Self) -> bool {
         use OwnedValue as V;
         match (self, other) {
-            (V::Char(a), V::Char(b)) => a == b,
+            (V::Char(a), V::Char(b)) | (V::U8(a), V::U8(b)) => a == b,
             (V::I16(a), V::I16(b)) => a == b,
             (V::I32(a), V::I32(b)) => a == b,
             (V::I64(a), V::I64(b)) => a == b,

@@ -84,10 +84,26 @@ struct Out {
     bytes: Vec<u8>,
     wide: bool,
     compression: Compression,
+    /// Every number big-endian, as Maya on PowerPC Macs wrote files.
+    big: bool,
 }
 
 /// Writes `roots` as a binary FBX file.
 pub fn write_binary(roots: &[OwnedNode], options: &WriteOptions) -> Result<Vec<u8>, Error> {
+    write_with(roots, options, false)
+}
+
+/// Writes `roots` as a big-endian binary FBX file (header byte 22 is 1, and every record
+/// field, number, length and array element is big-endian), as Maya on PowerPC Macs wrote them:
+/// the fixtures of the big-endian reader ([`crate::to_little_endian`]).
+pub fn write_binary_big_endian(
+    roots: &[OwnedNode],
+    options: &WriteOptions,
+) -> Result<Vec<u8>, Error> {
+    write_with(roots, options, true)
+}
+
+fn write_with(roots: &[OwnedNode], options: &WriteOptions, big: bool) -> Result<Vec<u8>, Error> {
     if !(6000..=7999).contains(&options.version) {
         return Err(Error::new(
             Location::Unknown,
@@ -99,9 +115,13 @@ pub fn write_binary(roots: &[OwnedNode], options: &WriteOptions) -> Result<Vec<u
         bytes: Vec::new(),
         wide: options.version >= 7500,
         compression: options.compression,
+        big,
     };
     out.bytes.extend_from_slice(MAGIC);
-    out.bytes.extend_from_slice(&options.version.to_le_bytes());
+    if big {
+        out.bytes[22] = 1;
+    }
+    out.u32(options.version);
     let mut stack = alloc::vec![Frame {
         children: roots,
         next: 0,
@@ -148,23 +168,40 @@ fn fail(names: &[&str], property: Option<usize>, kind: ErrorKind) -> Error {
 }
 
 impl Out {
+    /// `bytes` (a little-endian number) in the file's byte order.
+    fn put(&mut self, le: &[u8]) {
+        if self.big {
+            self.bytes.extend(le.iter().rev());
+        } else {
+            self.bytes.extend_from_slice(le);
+        }
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.put(&v.to_le_bytes());
+    }
+
     fn field(&mut self, v: u64) {
         if self.wide {
-            self.bytes.extend_from_slice(&v.to_le_bytes());
+            self.put(&v.to_le_bytes());
         } else {
-            self.bytes.extend_from_slice(&(v as u32).to_le_bytes());
+            self.put(&(v as u32).to_le_bytes());
         }
     }
 
     fn field_at(&mut self, at: usize, v: u64) -> Result<(), ErrorKind> {
-        if self.wide {
-            self.bytes[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        let mut bytes = if self.wide {
+            v.to_le_bytes().to_vec()
         } else {
             let v = u32::try_from(v).map_err(|_| {
                 ErrorKind::Unwritable("an offset or size over 4 GiB needs version 7500 or later")
             })?;
-            self.bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            v.to_le_bytes().to_vec()
+        };
+        if self.big {
+            bytes.reverse();
         }
+        self.bytes[at..at + bytes.len()].copy_from_slice(&bytes);
         Ok(())
     }
 
@@ -207,7 +244,7 @@ impl Out {
 
     fn len32(&mut self, len: usize, what: &'static str) -> Result<(), ErrorKind> {
         let len = u32::try_from(len).map_err(|_| ErrorKind::Unwritable(what))?;
-        self.bytes.extend_from_slice(&len.to_le_bytes());
+        self.u32(len);
         Ok(())
     }
 
@@ -215,11 +252,11 @@ impl Out {
         self.bytes.push(p.type_code());
         match p {
             OwnedValue::Char(v) | OwnedValue::U8(v) => self.bytes.push(*v),
-            OwnedValue::I16(v) => self.bytes.extend_from_slice(&v.to_le_bytes()),
-            OwnedValue::I32(v) => self.bytes.extend_from_slice(&v.to_le_bytes()),
-            OwnedValue::I64(v) => self.bytes.extend_from_slice(&v.to_le_bytes()),
-            OwnedValue::F32(v) => self.bytes.extend_from_slice(&v.to_le_bytes()),
-            OwnedValue::F64(v) => self.bytes.extend_from_slice(&v.to_le_bytes()),
+            OwnedValue::I16(v) => self.put(&v.to_le_bytes()),
+            OwnedValue::I32(v) => self.put(&v.to_le_bytes()),
+            OwnedValue::I64(v) => self.put(&v.to_le_bytes()),
+            OwnedValue::F32(v) => self.put(&v.to_le_bytes()),
+            OwnedValue::F64(v) => self.put(&v.to_le_bytes()),
             OwnedValue::String(s) | OwnedValue::Raw(s) => {
                 self.len32(s.len(), "a string or blob over 4 GiB")?;
                 self.bytes.extend_from_slice(s);
@@ -227,23 +264,46 @@ impl Out {
             OwnedValue::BoolArray(v) | OwnedValue::ByteArray(v) => {
                 self.array(v.len(), v.clone())?
             }
-            OwnedValue::I32Array(v) => self.array(v.len(), le_bytes(v, |x| x.to_le_bytes()))?,
-            OwnedValue::I64Array(v) => self.array(v.len(), le_bytes(v, |x| x.to_le_bytes()))?,
-            OwnedValue::F32Array(v) => self.array(v.len(), le_bytes(v, |x| x.to_le_bytes()))?,
-            OwnedValue::F64Array(v) => self.array(v.len(), le_bytes(v, |x| x.to_le_bytes()))?,
+            OwnedValue::I32Array(v) => {
+                let raw = self.elements(v, |x| x.to_le_bytes());
+                self.array(v.len(), raw)?
+            }
+            OwnedValue::I64Array(v) => {
+                let raw = self.elements(v, |x| x.to_le_bytes());
+                self.array(v.len(), raw)?
+            }
+            OwnedValue::F32Array(v) => {
+                let raw = self.elements(v, |x| x.to_le_bytes());
+                self.array(v.len(), raw)?
+            }
+            OwnedValue::F64Array(v) => {
+                let raw = self.elements(v, |x| x.to_le_bytes());
+                self.array(v.len(), raw)?
+            }
         }
         Ok(())
+    }
+
+    /// The elements' bytes in the file's byte order.
+    fn elements<T: Copy, const N: usize>(&self, v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+        let mut out = le_bytes(v, f);
+        if self.big {
+            for c in out.chunks_exact_mut(N) {
+                c.reverse();
+            }
+        }
+        out
     }
 
     fn array(&mut self, count: usize, raw: Vec<u8>) -> Result<(), ErrorKind> {
         self.len32(count, "an array of over 4294967295 elements")?;
         let data = match self.compression {
             Compression::Zlib { level, min_bytes } if raw.len() >= min_bytes => {
-                self.bytes.extend_from_slice(&1u32.to_le_bytes());
+                self.u32(1);
                 miniz_oxide::deflate::compress_to_vec_zlib(&raw, level)
             }
             _ => {
-                self.bytes.extend_from_slice(&0u32.to_le_bytes());
+                self.u32(0);
                 raw
             }
         };
@@ -256,7 +316,7 @@ impl Out {
         self.bytes.extend_from_slice(&FOOTER_ID);
         let pad = 16 - self.bytes.len() % 16;
         self.bytes.resize(self.bytes.len() + pad, 0);
-        self.bytes.extend_from_slice(&version.to_le_bytes());
+        self.u32(version);
         self.bytes.resize(self.bytes.len() + 120, 0);
         self.bytes.extend_from_slice(&FOOTER_MAGIC);
     }

@@ -438,3 +438,61 @@ fn one_byte_z_values_and_zero_end_offsets_read_as_the_sdk_writes_them() {
         assert!(doc.require_root("Objects").is_ok());
     }
 }
+
+#[test]
+fn big_endian_files_read_as_the_same_tree() {
+    let tree = [
+        OwnedNode::new("FBXHeaderExtension")
+            .with_child(OwnedNode::new("FBXVersion").with(OwnedValue::I32(7400))),
+        OwnedNode::new("Objects").with_child(
+            OwnedNode::new("Geometry")
+                .with(OwnedValue::I64(-5_000_000_000))
+                .with(OwnedValue::String(b"Cube\0\x01Geometry".to_vec()))
+                .with(OwnedValue::Char(b'T'))
+                .with(OwnedValue::U8(7))
+                .with(OwnedValue::I16(-300))
+                .with(OwnedValue::F32(0.1))
+                .with(OwnedValue::F64(-2.5e300))
+                .with(OwnedValue::Raw(vec![1, 2, 3]))
+                .with_child(
+                    OwnedNode::new("Vertices")
+                        .with(OwnedValue::F64Array(vec![0.5, -1.25, 3.0e-300, 7.0])),
+                )
+                .with_child(OwnedNode::new("Index").with(OwnedValue::I32Array(vec![0, 1, -3])))
+                .with_child(OwnedNode::new("Times").with(OwnedValue::I64Array(vec![i64::MIN, 9])))
+                .with_child(OwnedNode::new("Keys").with(OwnedValue::F32Array(vec![0.25, -8.0])))
+                .with_child(OwnedNode::new("Flags").with(OwnedValue::BoolArray(vec![1, 0, 1]))),
+        ),
+    ];
+    for options in [
+        WriteOptions::V7400,
+        WriteOptions::V7500,
+        WriteOptions::V7400.compressed(),
+        WriteOptions::V7500.compressed(),
+    ] {
+        let big = kiln_fbx::write_binary_big_endian(&tree, &options).unwrap();
+        assert_eq!(big[22], 1);
+        assert!(kiln_fbx::is_big_endian(&big));
+        // The borrowing reader says what to do with it.
+        let e = Document::parse(&big).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BigEndian);
+        let little = kiln_fbx::to_little_endian(&big).unwrap().unwrap();
+        let doc = Document::parse(&little).unwrap();
+        assert_eq!(doc.version(), options.version);
+        let expected = Document::parse(&write_binary(&tree, &options).unwrap())
+            .unwrap()
+            .to_owned_nodes()
+            .unwrap();
+        assert_eq!(doc.to_owned_nodes().unwrap(), expected, "{options:?}");
+        // A little-endian file is not rewritten.
+        assert!(
+            kiln_fbx::to_little_endian(&write_binary(&tree, &options).unwrap())
+                .unwrap()
+                .is_none()
+        );
+        // Cut anywhere, it fails with an error, never a panic.
+        for cut in (27..big.len()).step_by(7) {
+            let _ = kiln_fbx::to_little_endian(&big[..cut]);
+        }
+    }
+}

@@ -93,7 +93,16 @@ fn main() {
             .unwrap();
             Document::parse(&bytes).unwrap();
             std::fs::write(bin.join(format!("writer-{version}-{tag}.fbx")), bytes).unwrap();
-            n += 1;
+            let big = kiln_fbx::write_binary_big_endian(
+                &tree(),
+                &WriteOptions {
+                    version,
+                    compression,
+                },
+            )
+            .unwrap();
+            std::fs::write(bin.join(format!("writer-{version}-{tag}-big.fbx")), big).unwrap();
+            n += 2;
         }
     }
     for (name, text) in [("fbx7.fbx", ASCII7), ("fbx6.fbx", ASCII6)] {

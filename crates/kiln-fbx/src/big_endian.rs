@@ -1,0 +1,324 @@
+//! Big-endian binary FBX (Maya on PowerPC Macs, versions 6100 to 7500): byte 22 of the header
+//! is 1 instead of 0, and every record field, number, string and blob length, array header and
+//! array element is big-endian (inside a zlib stream too).
+//!
+//! [`Document`](crate::Document) borrows the input and reads little-endian numbers in place, so
+//! a big-endian file is first rewritten as the little-endian file the FBX SDK would have written
+//! ([`to_little_endian`]): the same records in the same order, every number swapped, compressed
+//! arrays inflated, swapped and stored plain, end offsets recomputed. It is a walk with an
+//! explicit stack, like the reader, and checks what the reader checks (offsets inside their
+//! parent, property lengths, inflated sizes capped by the compressed size), so a malformed
+//! file fails here with the same kind of error and the byte offset in the original file.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::binary::{HEADER_LEN, MAGIC};
+use crate::error::{Error, ErrorKind, Location};
+use crate::inflate::{inflate_exact, max_inflated};
+use crate::value::ArrayType;
+
+/// Whether `input` is a big-endian binary FBX file (the magic with 1 at byte 22).
+pub fn is_big_endian(input: &[u8]) -> bool {
+    input.len() >= HEADER_LEN && input[..22] == MAGIC[..22] && input[22] == 1
+}
+
+fn err(offset: usize, kind: ErrorKind) -> Error {
+    Error::new(Location::Byte(offset as u64), String::new(), kind)
+}
+
+fn eof(offset: usize, expected: &'static str, needed: usize, limit: usize) -> Error {
+    err(
+        offset,
+        ErrorKind::UnexpectedEnd {
+            expected,
+            needed: needed as u64,
+            available: limit.saturating_sub(offset) as u64,
+        },
+    )
+}
+
+fn be32(input: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([input[at], input[at + 1], input[at + 2], input[at + 3]])
+}
+
+fn be64(input: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&input[at..at + 8]);
+    u64::from_be_bytes(a)
+}
+
+/// The little-endian file of a big-endian one; `Ok(None)` when `input` is not big-endian
+/// binary FBX (read it as it is).
+pub fn to_little_endian(input: &[u8]) -> Result<Option<Vec<u8>>, Error> {
+    if !is_big_endian(input) {
+        return Ok(None);
+    }
+    let version = be32(input, 23);
+    if !(6000..=7999).contains(&version) {
+        return Err(err(23, ErrorKind::UnsupportedVersion(version)));
+    }
+    let wide = version >= 7500;
+    let header_len = if wide { 25 } else { 13 };
+    let mut out = Vec::with_capacity(input.len() + input.len() / 4);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&version.to_le_bytes());
+    let field = |out: &mut Vec<u8>, v: u64| {
+        if wide {
+            out.extend_from_slice(&v.to_le_bytes());
+        } else {
+            out.extend_from_slice(&(v as u32).to_le_bytes());
+        }
+    };
+    let patch = |out: &mut Vec<u8>, at: usize, v: u64| -> Result<(), Error> {
+        if wide {
+            out[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        } else {
+            let v = u32::try_from(v).map_err(|_| {
+                err(
+                    at,
+                    ErrorKind::Unwritable("a little-endian copy over 4 GiB needs version 7500"),
+                )
+            })?;
+            out[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        Ok(())
+    };
+    // Open records: (end in the input, where the output record starts).
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let mut p = HEADER_LEN;
+    loop {
+        let limit = stack.last().map_or(input.len(), |s| s.0);
+        if let Some(&(end, at)) = stack.last() {
+            if p == end {
+                // A child list that fills its parent without a null record.
+                let here = out.len() as u64;
+                patch(&mut out, at, here)?;
+                stack.pop();
+                continue;
+            }
+        }
+        if limit - p < header_len {
+            return Err(eof(p, "a node record or a null record", header_len, limit));
+        }
+        let (end, count, bytes, name_len) = if wide {
+            (
+                be64(input, p),
+                be64(input, p + 8),
+                be64(input, p + 16),
+                input[p + 24],
+            )
+        } else {
+            (
+                u64::from(be32(input, p)),
+                u64::from(be32(input, p + 4)),
+                u64::from(be32(input, p + 8)),
+                input[p + 12],
+            )
+        };
+        let zero_end_leaf =
+            end == 0 && !stack.is_empty() && (count != 0 || bytes != 0 || name_len != 0);
+        if end == 0 && !zero_end_leaf {
+            p += header_len;
+            out.resize(out.len() + header_len, 0);
+            match stack.pop() {
+                None => return Ok(Some(out)),
+                Some((parent_end, at)) => {
+                    if p != parent_end {
+                        return Err(err(
+                            p,
+                            ErrorKind::ChildListEnd {
+                                found: p as u64,
+                                expected: parent_end as u64,
+                            },
+                        ));
+                    }
+                    let here = out.len() as u64;
+                    patch(&mut out, at, here)?;
+                    continue;
+                }
+            }
+        }
+        let name_start = p + header_len;
+        let props_start = name_start + usize::from(name_len);
+        let props_end = (props_start as u64).saturating_add(bytes);
+        let end = if zero_end_leaf { props_end } else { end };
+        if end > limit as u64 {
+            return Err(err(
+                p,
+                ErrorKind::EndOffsetPastLimit {
+                    end,
+                    limit: limit as u64,
+                    container: if stack.is_empty() {
+                        "file"
+                    } else {
+                        "parent node"
+                    },
+                },
+            ));
+        }
+        if end < props_end {
+            return Err(err(
+                p,
+                ErrorKind::EndOffsetTooSmall {
+                    end,
+                    min: props_end,
+                },
+            ));
+        }
+        if count > bytes / 2 {
+            return Err(err(p, ErrorKind::TooManyProperties { count, bytes }));
+        }
+        if stack.len() >= crate::builder::MAX_DEPTH_LIMIT {
+            return Err(err(
+                p,
+                ErrorKind::TooDeep {
+                    limit: crate::builder::MAX_DEPTH_LIMIT,
+                },
+            ));
+        }
+        let (end, props_end) = (end as usize, props_end as usize);
+        let at = out.len();
+        field(&mut out, 0);
+        field(&mut out, count);
+        field(&mut out, 0);
+        out.push(name_len);
+        out.extend_from_slice(&input[name_start..props_start]);
+        let start = out.len();
+        properties(input, props_start, props_end, count, &mut out)?;
+        let w = if wide { 8 } else { 4 };
+        let props_len = (out.len() - start) as u64;
+        patch(&mut out, at + 2 * w, props_len)?;
+        p = props_end;
+        if p < end {
+            stack.push((end, at));
+        } else {
+            let here = out.len() as u64;
+            patch(&mut out, at, here)?;
+        }
+    }
+}
+
+/// Copies `count` properties from `input[start..end]`, each number made little-endian.
+fn properties(
+    input: &[u8],
+    start: usize,
+    end: usize,
+    count: u64,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let mut p = start;
+    let swapped = |out: &mut Vec<u8>, bytes: &[u8]| out.extend(bytes.iter().rev());
+    for _ in 0..count {
+        let at = p;
+        let Some(&code) = input[..end].get(p) else {
+            return Err(eof(p, "a property type code", 1, end));
+        };
+        p += 1;
+        out.push(code);
+        let scalar = match code {
+            b'C' | b'Z' => Some(1),
+            b'Y' => Some(2),
+            b'I' | b'F' => Some(4),
+            b'D' | b'L' => Some(8),
+            _ => None,
+        };
+        if let Some(size) = scalar {
+            if end - p < size {
+                return Err(eof(p, "a property value", size, end));
+            }
+            swapped(out, &input[p..p + size]);
+            p += size;
+            continue;
+        }
+        if matches!(code, b'S' | b'R') {
+            if end - p < 4 {
+                return Err(eof(p, "a string or blob length", 4, end));
+            }
+            let len = be32(input, p) as usize;
+            p += 4;
+            if end - p < len {
+                return Err(eof(p, "string or blob bytes", len, end));
+            }
+            out.extend_from_slice(&(len as u32).to_le_bytes());
+            out.extend_from_slice(&input[p..p + len]);
+            p += len;
+            continue;
+        }
+        let Some(ty) = ArrayType::from_code(code) else {
+            return Err(err(at, ErrorKind::UnknownPropertyType { found: code }));
+        };
+        if end - p < 12 {
+            return Err(eof(
+                p,
+                "an array header (count, encoding, byte length)",
+                12,
+                end,
+            ));
+        }
+        let len = be32(input, p);
+        let encoding = be32(input, p + 4);
+        let byte_len = be32(input, p + 8) as usize;
+        p += 12;
+        if end - p < byte_len {
+            return Err(eof(p, "array data", byte_len, end));
+        }
+        let size = ty.element_size();
+        let declared = u64::from(len) * size as u64;
+        let data = &input[p..p + byte_len];
+        p += byte_len;
+        let plain: Vec<u8> = match encoding {
+            0 if declared == byte_len as u64 => data.to_vec(),
+            0 => {
+                return Err(err(
+                    at,
+                    ErrorKind::ArraySizeMismatch {
+                        ty: char::from(code),
+                        count: len,
+                        expected: declared,
+                        found: byte_len as u32,
+                    },
+                ));
+            }
+            1 => {
+                let max = max_inflated(byte_len as u64);
+                if declared > max {
+                    return Err(err(
+                        at,
+                        ErrorKind::InflateBomb {
+                            declared,
+                            compressed: byte_len as u64,
+                            max,
+                        },
+                    ));
+                }
+                let mut raw = alloc::vec![0u8; declared as usize];
+                inflate_exact(data, &mut raw).map_err(|kind| err(at, kind))?;
+                raw
+            }
+            other => {
+                return Err(err(
+                    p - byte_len - 8,
+                    ErrorKind::UnknownArrayEncoding(other),
+                ));
+            }
+        };
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&(plain.len() as u32).to_le_bytes());
+        for e in plain.chunks_exact(size) {
+            swapped(out, e);
+        }
+    }
+    if p != end {
+        return Err(err(
+            p,
+            ErrorKind::PropertyListLength {
+                count,
+                declared: (end - start) as u64,
+                actual: (p - start) as u64,
+            },
+        ));
+    }
+    Ok(())
+}
