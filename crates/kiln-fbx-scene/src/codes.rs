@@ -43,6 +43,10 @@ pub const LAYER_TRIMMED: &str = "fbx.layer-trimmed";
 /// A layer element's mapping or reference type is one Assimp 5.2 does not read (unless
 /// [`crate::ImportOptions::all_layer_mappings`]); it is ignored, or for materials kept as read.
 pub const LAYER_MAPPING_UNSUPPORTED: &str = "fbx.layer-mapping-unsupported";
+/// A layer element has no `MappingInformationType` or `ReferenceInformationType`: they were
+/// assumed from its arrays (an index array means `IndexToDirect`; the count of values gives the
+/// mapping: one per corner, control point or polygon, or one for all), as ufbx does.
+pub const LAYER_MAPPING_ASSUMED: &str = "fbx.layer-mapping-assumed";
 /// The material layer was repaired as Assimp does: resized to the polygon count, or an
 /// `AllSame` layer of several indices taken as material 0.
 pub const MATERIAL_LAYER_REPAIRED: &str = "fbx.material-layer-repaired";

@@ -405,13 +405,28 @@ impl<'a> MeshGeometry<'a> {
         arrays: &Inflated<'_>,
         warnings: &mut Vec<Warning>,
     ) -> Result<Decoded<'a>, GeometryError> {
-        let (Some(mapping), Some(reference)) = (
+        let ctx = format!("{what} {ty} {index}");
+        let given = (
             string_child(source, "MappingInformationType"),
             string_child(source, "ReferenceInformationType"),
-        ) else {
-            return Ok(Decoded::NoMapping);
+        );
+        let (mapping, reference) = match given {
+            (Some(m), Some(r)) => (m, r),
+            (m, r) => {
+                let Some((am, ar)) = self.assumed_mapping(ty, source, m.as_deref(), r.as_deref())
+                else {
+                    return Ok(Decoded::NoMapping);
+                };
+                warnings.push(warning(
+                    codes::LAYER_MAPPING_ASSUMED,
+                    &ctx,
+                    format!(
+                        "{ctx}: MappingInformationType or ReferenceInformationType missing; {am} and {ar} assumed from its arrays"
+                    ),
+                ));
+                (am, ar)
+            }
         };
-        let ctx = format!("{what} {ty} {index}");
         let slot = usize::try_from(index).ok().filter(|&i| i < 8);
         Ok(match ty {
             "LayerElementUV" if slot.is_some() => Decoded::Uv(
@@ -463,6 +478,59 @@ impl<'a> MeshGeometry<'a> {
             )),
             _ => Decoded::Nothing,
         })
+    }
+
+    /// The mapping and reference a layer element without them has, from its arrays (ufbx's
+    /// rule): an index array means `IndexToDirect`, else `Direct`; the count of what is mapped
+    /// (the indices, or the values) gives the mapping: one per polygon corner, control point or
+    /// polygon, or one for all. `None` when no count fits.
+    fn assumed_mapping(
+        &self,
+        ty: &str,
+        source: &Node<'_, 'a>,
+        mapping: Option<&str>,
+        reference: Option<&str>,
+    ) -> Option<(String, String)> {
+        let (data, index, components): (&str, &str, usize) = match ty {
+            "LayerElementUV" => ("UV", "UVIndex", 2),
+            "LayerElementNormal" => ("Normals", "NormalsIndex", 3),
+            "LayerElementTangent" => ("Tangents", "TangentsIndex", 3),
+            "LayerElementBinormal" => ("Binormals", "BinormalsIndex", 3),
+            "LayerElementColor" => ("Colors", "ColorIndex", 4),
+            "LayerElementMaterial" => ("Materials", "", 1),
+            _ => return None,
+        };
+        let len = |name: &str| -> Option<usize> {
+            match source.child(name)?.value(0)? {
+                kiln_fbx::Value::Array(a) => Some(a.len()),
+                _ => None,
+            }
+        };
+        let reference = match reference {
+            Some(r) => r.to_string(),
+            None if ty == "LayerElementMaterial" || len(index).is_some() => "IndexToDirect".into(),
+            None => "Direct".into(),
+        };
+        if let Some(m) = mapping {
+            return Some((m.to_string(), reference));
+        }
+        let count = if reference == "IndexToDirect" && ty != "LayerElementMaterial" {
+            len(index)?
+        } else {
+            len(data)? / components
+        };
+        let mapping = if count == self.corner_count() {
+            "ByPolygonVertex"
+        } else if count == self.control_points {
+            "ByVertice"
+        } else if count == self.faces.len() {
+            "ByPolygon"
+        } else if count == 1 {
+            "AllSame"
+        } else {
+            return None;
+        };
+        Some((mapping.to_string(), reference))
     }
 
     /// Applies a decoded layer element in file order (`ReadVertexData`'s decisions: the first
