@@ -13,7 +13,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::binary::{HEADER_LEN, MAGIC};
+use crate::binary::{Extent, HEADER_LEN, MAGIC, RecordHeader};
 use crate::error::{Error, ErrorKind, Location};
 use crate::inflate::{inflate_exact, max_inflated};
 use crate::value::ArrayType;
@@ -40,12 +40,6 @@ fn eof(offset: usize, expected: &'static str, needed: usize, limit: usize) -> Er
 
 fn be32(input: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([input[at], input[at + 1], input[at + 2], input[at + 3]])
-}
-
-fn be64(input: &[u8], at: usize) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&input[at..at + 8]);
-    u64::from_be_bytes(a)
 }
 
 /// The little-endian file of a big-endian one; `Ok(None)` when `input` is not big-endian
@@ -101,24 +95,8 @@ pub fn to_little_endian(input: &[u8]) -> Result<Option<Vec<u8>>, Error> {
         if limit - p < header_len {
             return Err(eof(p, "a node record or a null record", header_len, limit));
         }
-        let (end, count, bytes, name_len) = if wide {
-            (
-                be64(input, p),
-                be64(input, p + 8),
-                be64(input, p + 16),
-                input[p + 24],
-            )
-        } else {
-            (
-                u64::from(be32(input, p)),
-                u64::from(be32(input, p + 4)),
-                u64::from(be32(input, p + 8)),
-                input[p + 12],
-            )
-        };
-        let zero_end_leaf =
-            end == 0 && !stack.is_empty() && (count != 0 || bytes != 0 || name_len != 0);
-        if end == 0 && !zero_end_leaf {
+        let header = RecordHeader::read(input, p, wide, true);
+        if header.is_null(!stack.is_empty()) {
             p += header_len;
             out.resize(out.len() + header_len, 0);
             match stack.pop() {
@@ -139,36 +117,21 @@ pub fn to_little_endian(input: &[u8]) -> Result<Option<Vec<u8>>, Error> {
                 }
             }
         }
-        let name_start = p + header_len;
-        let props_start = name_start + usize::from(name_len);
-        let props_end = (props_start as u64).saturating_add(bytes);
-        let end = if zero_end_leaf { props_end } else { end };
-        if end > limit as u64 {
-            return Err(err(
-                p,
-                ErrorKind::EndOffsetPastLimit {
-                    end,
-                    limit: limit as u64,
-                    container: if stack.is_empty() {
-                        "file"
-                    } else {
-                        "parent node"
-                    },
-                },
-            ));
-        }
-        if end < props_end {
-            return Err(err(
-                p,
-                ErrorKind::EndOffsetTooSmall {
-                    end,
-                    min: props_end,
-                },
-            ));
-        }
-        if count > bytes / 2 {
-            return Err(err(p, ErrorKind::TooManyProperties { count, bytes }));
-        }
+        let container = if stack.is_empty() {
+            "file"
+        } else {
+            "parent node"
+        };
+        let Extent {
+            end,
+            name_start,
+            props_start,
+            props_end,
+        } = header
+            .extent(p, header_len, limit, container)
+            .map_err(|kind| err(p, kind))?;
+        let count = header.count;
+        let name_len = header.name_len;
         if stack.len() >= crate::builder::MAX_DEPTH_LIMIT {
             return Err(err(
                 p,
@@ -177,7 +140,6 @@ pub fn to_little_endian(input: &[u8]) -> Result<Option<Vec<u8>>, Error> {
                 },
             ));
         }
-        let (end, props_end) = (end as usize, props_end as usize);
         let at = out.len();
         field(&mut out, 0);
         field(&mut out, count);

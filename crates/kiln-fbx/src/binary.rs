@@ -63,11 +63,6 @@ fn u32_at(input: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(array(input, at))
 }
 
-#[inline(always)]
-fn u64_at(input: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(array(input, at))
-}
-
 /// Parses a binary FBX file.
 pub(crate) fn parse<'a>(input: &'a [u8], options: &ParseOptions) -> Result<Document<'a>, Error> {
     let version = header(input)
@@ -116,6 +111,118 @@ fn header(input: &[u8]) -> Result<u32, Fail> {
     Ok(version)
 }
 
+/// A record's header: `end_offset, property_count, property_bytes` (u32 each before 7500,
+/// u64 from 7500) and the name length, read in the file's byte order (big-endian files:
+/// `crate::big_endian`). Both walks share it and [`RecordHeader::extent`], so they read and
+/// check records the same way.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RecordHeader {
+    pub(crate) end: u64,
+    pub(crate) count: u64,
+    pub(crate) bytes: u64,
+    pub(crate) name_len: u8,
+}
+
+/// Where a record's parts lie, checked against its container.
+pub(crate) struct Extent {
+    /// The record's end (after its child list, if any).
+    pub(crate) end: usize,
+    pub(crate) name_start: usize,
+    pub(crate) props_start: usize,
+    pub(crate) props_end: usize,
+}
+
+impl RecordHeader {
+    /// Reads the header at `p` (the caller checked that `header_len` bytes are there).
+    #[inline(always)]
+    pub(crate) fn read(input: &[u8], p: usize, wide: bool, big: bool) -> RecordHeader {
+        let u32_of = |at: usize| {
+            let a: [u8; 4] = array(input, at);
+            if big {
+                u32::from_be_bytes(a)
+            } else {
+                u32::from_le_bytes(a)
+            }
+        };
+        let u64_of = |at: usize| {
+            let a: [u8; 8] = array(input, at);
+            if big {
+                u64::from_be_bytes(a)
+            } else {
+                u64::from_le_bytes(a)
+            }
+        };
+        if wide {
+            RecordHeader {
+                end: u64_of(p),
+                count: u64_of(p + 8),
+                bytes: u64_of(p + 16),
+                name_len: input[p + 24],
+            }
+        } else {
+            RecordHeader {
+                end: u64::from(u32_of(p)),
+                count: u64::from(u32_of(p + 4)),
+                bytes: u64::from(u32_of(p + 8)),
+                name_len: input[p + 12],
+            }
+        }
+    }
+
+    /// Whether this record ends a node list. An all-zero record does. A zero end offset with
+    /// a name or properties is a node without children whose writer left the offset out
+    /// (Maya does, after some header nodes), as the FBX SDK and ufbx read it — except at the
+    /// top level, where a zero end offset ends the nodes whatever follows (the footer, which
+    /// versions and exporters write differently, is not needed).
+    #[inline(always)]
+    pub(crate) fn is_null(&self, nested: bool) -> bool {
+        self.end == 0 && !(nested && (self.count != 0 || self.bytes != 0 || self.name_len != 0))
+    }
+
+    /// The record's parts, checked: its end inside `limit` and not before its properties, no
+    /// more properties than their bytes can hold. A zero end offset (a leaf, see
+    /// [`RecordHeader::is_null`]) ends after the properties.
+    #[inline(always)]
+    pub(crate) fn extent(
+        &self,
+        p: usize,
+        header_len: usize,
+        limit: usize,
+        container: &'static str,
+    ) -> Result<Extent, ErrorKind> {
+        let name_start = p + header_len;
+        let props_start = name_start + usize::from(self.name_len);
+        let props_end = (props_start as u64).saturating_add(self.bytes);
+        let end = if self.end == 0 { props_end } else { self.end };
+        if end > limit as u64 {
+            return Err(ErrorKind::EndOffsetPastLimit {
+                end,
+                limit: limit as u64,
+                container,
+            });
+        }
+        if end < props_end {
+            return Err(ErrorKind::EndOffsetTooSmall {
+                end,
+                min: props_end,
+            });
+        }
+        if self.count > self.bytes / 2 {
+            return Err(ErrorKind::TooManyProperties {
+                count: self.count,
+                bytes: self.bytes,
+            });
+        }
+        // `props_end <= end <= limit`, so these fit.
+        Ok(Extent {
+            end: end as usize,
+            name_start,
+            props_start,
+            props_end: props_end as usize,
+        })
+    }
+}
+
 fn records<'a>(
     input: &'a [u8],
     version: u32,
@@ -148,29 +255,8 @@ fn records<'a>(
             };
             return Err(eof(p, what, header_len, limit));
         }
-        let (end, count, bytes, name_len) = if wide {
-            (
-                u64_at(input, p),
-                u64_at(input, p + 8),
-                u64_at(input, p + 16),
-                input[p + 24],
-            )
-        } else {
-            (
-                u64::from(u32_at(input, p)),
-                u64::from(u32_at(input, p + 4)),
-                u64::from(u32_at(input, p + 8)),
-                input[p + 12],
-            )
-        };
-        // A zero end offset with a name or properties is a node without children whose writer
-        // left the offset out (Maya does, after some header nodes): it ends after its
-        // properties, as the FBX SDK and ufbx read it. Only an all-zero record is a null record.
-        // At the top level, a zero end offset ends the nodes whatever follows it (the footer,
-        // which versions and exporters write differently, is not needed).
-        let zero_end_leaf =
-            end == 0 && !stack.is_empty() && (count != 0 || bytes != 0 || name_len != 0);
-        if end == 0 && !zero_end_leaf {
+        let header = RecordHeader::read(input, p, wide, false);
+        if header.is_null(!stack.is_empty()) {
             p += header_len;
             match stack.last() {
                 None => return Ok(()), // the footer that follows is not needed
@@ -190,38 +276,18 @@ fn records<'a>(
                 }
             }
         }
-        let name_start = p + header_len;
-        let props_start = name_start + usize::from(name_len);
-        let props_end = (props_start as u64).saturating_add(bytes);
-        let end = if zero_end_leaf { props_end } else { end };
-        if end > limit as u64 {
-            return fail(
-                p,
-                ErrorKind::EndOffsetPastLimit {
-                    end,
-                    limit: limit as u64,
-                    container,
-                },
-            );
-        }
-        if end < props_end {
-            return fail(
-                p,
-                ErrorKind::EndOffsetTooSmall {
-                    end,
-                    min: props_end,
-                },
-            );
-        }
-        // From here on `props_end <= end <= limit <= input.len()`.
-        let end = end as usize;
-        let props_end = props_end as usize;
+        let Extent {
+            end,
+            name_start,
+            props_start,
+            props_end,
+        } = header
+            .extent(p, header_len, limit, container)
+            .map_err(|kind| Fail { offset: p, kind })?;
+        let count = header.count;
         let Ok(name) = core::str::from_utf8(&input[name_start..props_start]) else {
             return fail(name_start, ErrorKind::NameNotUtf8);
         };
-        if count > bytes / 2 {
-            return fail(p, ErrorKind::TooManyProperties { count, bytes });
-        }
         if stack.len() >= max_depth {
             return fail(p, ErrorKind::TooDeep { limit: max_depth });
         }
