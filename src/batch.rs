@@ -618,23 +618,30 @@ pub fn run(jobs: &[Job], options: &BatchOptions, events: &dyn Events) -> Vec<Row
             rows: Vec::with_capacity(n),
         }),
     };
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let k = shared.next_job.fetch_add(1, Ordering::Relaxed);
-                    if k >= n {
-                        break;
-                    }
-                    let index = order[k];
-                    let job = &jobs[index];
-                    events.started(job);
-                    let row = convert_one(index, k, job, options, &record, &shared);
-                    shared.finish(row, events);
-                }
-            });
+    let work = || {
+        loop {
+            let k = shared.next_job.fetch_add(1, Ordering::Relaxed);
+            if k >= n {
+                break;
+            }
+            let index = order[k];
+            let job = &jobs[index];
+            events.started(job);
+            let row = convert_one(index, k, job, options, &record, &shared);
+            shared.finish(row, events);
         }
-    });
+    };
+    if threads == 1 {
+        // One worker: this thread (no thread to start, and one file converts as it did
+        // before batches).
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    }
     shared
         .report
         .into_inner()

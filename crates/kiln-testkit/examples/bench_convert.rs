@@ -183,14 +183,15 @@ fn bench(args: &Args) -> Result<(), String> {
             match which {
                 "kiln classic" => {
                     let mut c = Command::new(&args.kiln);
-                    c.args(["convert", &m, "-o"])
+                    // --force: every run converts (the outputs of the last run are up to date).
+                    c.args(["convert", &m, "--force", "-o"])
                         .arg(&out_classic)
                         .args(["--layout", "classic"]);
                     c
                 }
                 "kiln kiln" => {
                     let mut c = Command::new(&args.kiln);
-                    c.args(["convert", &m, "-o"]).arg(&out_kiln);
+                    c.args(["convert", &m, "--force", "-o"]).arg(&out_kiln);
                     c
                 }
                 "ufbx load_memory" => {
