@@ -1,5 +1,6 @@
-//! Layer elements without `MappingInformationType`/`ReferenceInformationType`: assumed from
-//! their arrays, as ufbx does, instead of dropping the mesh.
+//! What exporters leave out and ufbx does without, kept instead of dropped: a layer element's
+//! `MappingInformationType`/`ReferenceInformationType` (assumed from its arrays) and a skin
+//! cluster's `TransformLink` (the offset is its `Transform`).
 
 use kiln_fbx::{Document, OwnedNode, WriteOptions as TreeOptions};
 use kiln_fbx_scene::{WriteOptions, codes, import, write_fbx};
@@ -53,4 +54,51 @@ fn a_layer_element_without_mapping_types_keeps_its_data() {
             ours.warnings
         );
     }
+}
+
+#[test]
+fn a_cluster_without_transform_link_keeps_its_weights() {
+    let scene = skinned_tube(TubeSpec {
+        rings: 4,
+        segments: 6,
+        bones: 3,
+        frames: 0,
+        per_corner: false,
+    });
+    let bytes = write_fbx(&scene, &WriteOptions::default()).unwrap();
+    let mut tree = Document::parse(&bytes).unwrap().to_owned_nodes().unwrap();
+    fn drop_links(nodes: &mut [OwnedNode]) -> usize {
+        let mut n = 0;
+        for node in nodes {
+            let before = node.children.len();
+            node.children.retain(|c| c.name != "TransformLink");
+            n += before - node.children.len();
+            n += drop_links(&mut node.children);
+        }
+        n
+    }
+    assert_eq!(drop_links(&mut tree), 3, "one TransformLink per cluster");
+    let stripped = kiln_fbx::write_binary(&tree, &TreeOptions::V7400).unwrap();
+    let expected = import(&bytes).unwrap();
+    let ours = import(&stripped).unwrap();
+    let bones = |s: &kiln_scene::Scene| -> Vec<(String, usize)> {
+        s.meshes[0]
+            .bones
+            .iter()
+            .map(|b| (b.name.clone(), b.weights.len()))
+            .collect()
+    };
+    assert_eq!(bones(&ours), bones(&expected));
+    assert_eq!(ours.meshes[0].bones.len(), 3);
+    for (a, b) in ours.meshes[0].bones.iter().zip(&expected.meshes[0].bones) {
+        assert_eq!(a.offset_matrix, b.offset_matrix);
+    }
+    assert!(
+        !ours
+            .warnings
+            .iter()
+            .any(|w| w.code == codes::CLUSTER_DROPPED),
+        "{:?}",
+        ours.warnings
+    );
 }

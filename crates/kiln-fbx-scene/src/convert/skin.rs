@@ -59,9 +59,12 @@ impl<'a> Converter<'_, '_, 'a> {
             let v = n.child(name)?.f64_values().ok()?;
             M4::from_fbx_array(&v)
         };
-        let (Some(transform), Some(_link)) = (matrix("Transform"), matrix("TransformLink")) else {
+        // The offset is the cluster's `Transform` (as Assimp 5.2 takes it); `TransformLink`
+        // (the bone's bind pose) is not needed for it, so a cluster without one is kept, as
+        // ufbx keeps it (Assimp refuses the file).
+        let Some(transform) = matrix("Transform") else {
             self.warn(dropped(format!(
-                "{d}: Transform or TransformLink missing or not 16 numbers; cluster ignored"
+                "{d}: Transform missing or not 16 numbers; cluster ignored"
             )));
             return None;
         };
