@@ -13,9 +13,9 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::binary::{Extent, HEADER_LEN, MAGIC, RecordHeader};
+use crate::binary::{Extent, HEADER_LEN, MAGIC, RecordHeader, check_array};
 use crate::error::{Error, ErrorKind, Location};
-use crate::inflate::{inflate_exact, max_inflated};
+use crate::inflate::inflate_exact;
 use crate::value::ArrayType;
 
 /// Whether `input` is a big-endian binary FBX file (the magic with 1 at byte 22).
@@ -220,50 +220,26 @@ fn properties(
         }
         let len = be32(input, p);
         let encoding = be32(input, p + 4);
-        let byte_len = be32(input, p + 8) as usize;
+        let byte_len = be32(input, p + 8);
+        let compressed = check_array(code, ty, len, encoding, byte_len)
+            .map_err(|(kind, at_encoding)| err(if at_encoding { p + 4 } else { at }, kind))?;
         p += 12;
+        let byte_len = byte_len as usize;
         if end - p < byte_len {
             return Err(eof(p, "array data", byte_len, end));
         }
         let size = ty.element_size();
-        let declared = u64::from(len) * size as u64;
         let data = &input[p..p + byte_len];
         p += byte_len;
-        let plain: Vec<u8> = match encoding {
-            0 if declared == byte_len as u64 => data.to_vec(),
-            0 => {
-                return Err(err(
-                    at,
-                    ErrorKind::ArraySizeMismatch {
-                        ty: char::from(code),
-                        count: len,
-                        expected: declared,
-                        found: byte_len as u32,
-                    },
-                ));
-            }
-            1 => {
-                let max = max_inflated(byte_len as u64);
-                if declared > max {
-                    return Err(err(
-                        at,
-                        ErrorKind::InflateBomb {
-                            declared,
-                            compressed: byte_len as u64,
-                            max,
-                        },
-                    ));
-                }
-                let mut raw = alloc::vec![0u8; declared as usize];
-                inflate_exact(data, &mut raw).map_err(|kind| err(at, kind))?;
-                raw
-            }
-            other => {
-                return Err(err(
-                    p - byte_len - 8,
-                    ErrorKind::UnknownArrayEncoding(other),
-                ));
-            }
+        let plain: Vec<u8> = if compressed {
+            let declared = u64::from(len) * size as u64;
+            let n =
+                usize::try_from(declared).map_err(|_| err(at, ErrorKind::TooLarge(declared)))?;
+            let mut raw = alloc::vec![0u8; n];
+            inflate_exact(data, &mut raw).map_err(|kind| err(at, kind))?;
+            raw
+        } else {
+            data.to_vec()
         };
         out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes());

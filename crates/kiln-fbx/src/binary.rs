@@ -223,6 +223,48 @@ impl RecordHeader {
     }
 }
 
+/// The checks of an array's header, shared by both byte orders: a plain array (encoding 0)
+/// holds exactly its count's bytes, a compressed one (1) cannot inflate past what its bytes can
+/// give ([`max_inflated`]), no other encoding exists. `Ok(compressed)`; `Err((kind, true))`
+/// when the error is about the encoding field itself.
+pub(crate) fn check_array(
+    code: u8,
+    ty: ArrayType,
+    len: u32,
+    encoding: u32,
+    byte_len: u32,
+) -> Result<bool, (ErrorKind, bool)> {
+    let declared = u64::from(len) * ty.element_size() as u64;
+    match encoding {
+        0 if declared != u64::from(byte_len) => Err((
+            ErrorKind::ArraySizeMismatch {
+                ty: char::from(code),
+                count: len,
+                expected: declared,
+                found: byte_len,
+            },
+            false,
+        )),
+        0 => Ok(false),
+        1 => {
+            let max = max_inflated(u64::from(byte_len));
+            if declared > max {
+                Err((
+                    ErrorKind::InflateBomb {
+                        declared,
+                        compressed: u64::from(byte_len),
+                        max,
+                    },
+                    false,
+                ))
+            } else {
+                Ok(true)
+            }
+        }
+        other => Err((ErrorKind::UnknownArrayEncoding(other), true)),
+    }
+}
+
 fn records<'a>(
     input: &'a [u8],
     version: u32,
@@ -383,35 +425,12 @@ fn properties<'a>(
                 let encoding = u32_at(region, p + 4);
                 let byte_len = u32_at(region, p + 8);
                 p += 12;
-                let declared = u64::from(len) * ty.element_size() as u64;
-                let encoding = match encoding {
-                    0 if declared != u64::from(byte_len) => {
-                        return fail(
-                            at,
-                            ErrorKind::ArraySizeMismatch {
-                                ty: char::from(code),
-                                count: len,
-                                expected: declared,
-                                found: byte_len,
-                            },
-                        );
+                let encoding = match check_array(code, ty, len, encoding, byte_len) {
+                    Ok(false) => ArrayEncoding::Plain as fn(&'a [u8]) -> ArrayEncoding<'a>,
+                    Ok(true) => ArrayEncoding::Zlib,
+                    Err((kind, at_encoding)) => {
+                        return fail(if at_encoding { p - 8 } else { at }, kind);
                     }
-                    0 => ArrayEncoding::Plain as fn(&'a [u8]) -> ArrayEncoding<'a>,
-                    1 => {
-                        let max = max_inflated(u64::from(byte_len));
-                        if declared > max {
-                            return fail(
-                                at,
-                                ErrorKind::InflateBomb {
-                                    declared,
-                                    compressed: u64::from(byte_len),
-                                    max,
-                                },
-                            );
-                        }
-                        ArrayEncoding::Zlib
-                    }
-                    other => return fail(p - 8, ErrorKind::UnknownArrayEncoding(other)),
                 };
                 let byte_len = byte_len as usize;
                 if end - p < byte_len {
