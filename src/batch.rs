@@ -260,16 +260,16 @@ fn normalize(path: &Path) -> PathBuf {
 
 /// `path` with `/` separators, for manifests (the same on every system).
 fn slashed(path: &Path) -> String {
-    let parts: Vec<String> = path
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let s = parts.join("/");
-    if path.has_root() && !s.starts_with('/') && cfg!(unix) {
-        format!("/{s}")
-    } else {
-        s.replace("//", "/")
+    let mut s = String::new();
+    for c in path.components() {
+        if !s.ends_with('/') && (!s.is_empty() || c == Component::RootDir) {
+            s.push('/');
+        }
+        if c != Component::RootDir {
+            s.push_str(&c.as_os_str().to_string_lossy());
+        }
     }
+    s
 }
 
 /// `to` relative to the folder `from`, both absolute and normalised.
@@ -387,11 +387,8 @@ pub fn plan(
         });
     }
     if let Some(input @ Input::Stdin { .. }) = stdin {
-        let Input::Stdin { name, .. } = &input else {
-            unreachable!()
-        };
         jobs.push(Job {
-            stem: PathBuf::from(name),
+            stem: PathBuf::from(input_name(&input)),
             model: "-".into(),
             input,
         });
@@ -408,6 +405,14 @@ pub fn plan(
         by_stem.insert(slashed(&j.stem).to_lowercase(), i);
     }
     Ok(jobs)
+}
+
+/// The outputs' name of a standard-input job, the stem of a file's.
+fn input_name(input: &Input) -> &str {
+    match input {
+        Input::Stdin { name, .. } => name,
+        Input::File(p) => p.file_stem().and_then(|s| s.to_str()).unwrap_or("model"),
+    }
 }
 
 fn common_folder(mut folders: impl Iterator<Item = PathBuf>) -> PathBuf {
@@ -730,7 +735,8 @@ impl CommitState {
     }
 
     /// Whether `path` (in `dir`) is written by another input of the batch or listed by another
-    /// manifest of `dir`, with a content other than `hash` (`None`: any content).
+    /// manifest of `dir`, with a content other than `hash` (`None`: with any content, that is,
+    /// used elsewhere at all).
     fn taken(
         &mut self,
         dir: &Path,
@@ -750,21 +756,6 @@ impl CommitState {
                 && outs
                     .iter()
                     .any(|(p, h)| p.eq_ignore_ascii_case(rel) && hash.is_none_or(|mine| mine != h))
-        })
-    }
-
-    /// Whether another input or manifest of `dir` uses `rel` (whatever its content).
-    fn used_elsewhere(&mut self, dir: &Path, rel: &str, me: &str, manifest: &str) -> bool {
-        let full = dir.join(rel);
-        if self
-            .claims
-            .get(&claim_key(&full))
-            .is_some_and(|c| c.owner != me)
-        {
-            return true;
-        }
-        self.folder(dir).iter().any(|(name, outs)| {
-            name != manifest && outs.iter().any(|(p, _)| p.eq_ignore_ascii_case(rel))
         })
     }
 }
@@ -951,7 +942,7 @@ fn prepare(
             let bytes = recorder
                 .read(path)
                 .map_err(|e| Error::Open(e).with_path(path))?;
-            (path.clone(), bytes, format)
+            (path.clone(), std::borrow::Cow::Owned(bytes), format)
         }
         Input::Stdin {
             bytes,
@@ -967,7 +958,7 @@ fn prepare(
                 .push((PathBuf::from("-"), bytes.len() as u64, content_hash(bytes)));
             (
                 PathBuf::from(format!("{name}.{ext}")),
-                bytes.clone(),
+                std::borrow::Cow::Borrowed(&bytes[..]),
                 *format,
             )
         }
@@ -1211,15 +1202,10 @@ fn commit(
 
     let (encoded, mesh) =
         encode_parts(&loaded, &options.convert.encode).map_err(|e| e.with_path(&me))?;
-    let mut all_warnings = loaded.warnings.clone();
-    all_warnings.append(&mut warnings);
+    // The loader's warnings were taken into `warnings` when the model was prepared.
+    let mut all_warnings = warnings;
     all_warnings.extend(encoded.warnings.iter().cloned());
-    if loaded.model.meshes.is_empty() {
-        all_warnings.push(Warning::new(
-            codes::SKELETON_ONLY,
-            "no triangles: the .mesh holds the skeleton only",
-        ));
-    }
+    all_warnings.extend(crate::pipeline::skeleton_only(&loaded));
     let mut counts = BTreeMap::new();
     for w in &all_warnings {
         *counts.entry(w.code.to_string()).or_insert(0usize) += 1;
@@ -1263,7 +1249,12 @@ fn commit(
 
     fs::create_dir_all(out_dir).map_err(|e| Error::CreateFolder(e).with_path(out_dir))?;
     let mut written: Vec<(PathBuf, OutputRecord)> = Vec::new();
-    let write = |path: &Path, kind: OutputKind, bytes: &[u8], written: &mut Vec<_>| -> Result<()> {
+    let write = |path: &Path,
+                 kind: OutputKind,
+                 bytes: &[u8],
+                 hash: Option<&str>,
+                 written: &mut Vec<_>|
+     -> Result<()> {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|e| Error::CreateFolder(e).with_path(parent))?;
         }
@@ -1274,7 +1265,7 @@ fn commit(
                 path: String::new(),
                 kind,
                 size: bytes.len() as u64,
-                xxh3: content_hash(bytes),
+                xxh3: hash.map_or_else(|| content_hash(bytes), str::to_string),
                 clips: Vec::new(),
             },
         ));
@@ -1312,7 +1303,7 @@ fn commit(
             } else {
                 OutputKind::Clip
             };
-            write(&out_dir.join(file), kind, bytes, &mut written)?;
+            write(&out_dir.join(file), kind, bytes, None, &mut written)?;
         }
         for (file, t) in &texture_files {
             // Converting into the source folder: a texture that is its own output is left as
@@ -1328,6 +1319,7 @@ fn commit(
                 &out_dir.join(file),
                 OutputKind::Texture,
                 &t.bytes,
+                Some(&t.hash),
                 &mut written,
             )?;
         }
@@ -1404,20 +1396,7 @@ fn commit(
     state
         .folder(out_dir)
         .insert(manifest_name, outputs_of(&manifest));
-    row.summary = Some(Summary {
-        bones: loaded.model.bones.len(),
-        parts: loaded.model.meshes.len(),
-        vertices: loaded.model.meshes.iter().map(|m| m.vertices.len()).sum(),
-        triangles: loaded
-            .model
-            .meshes
-            .iter()
-            .map(|m| m.indices.len() / 3)
-            .sum(),
-        materials: loaded.materials.as_ref().map_or(0, Vec::len),
-        clips: loaded.clips.len(),
-        milliseconds: 0.0,
-    });
+    row.summary = Some(Summary::of(&loaded, 0.0));
     Ok(())
 }
 
@@ -1439,7 +1418,7 @@ fn remove_outputs(
             continue;
         }
         if keep.iter().any(|k| k.eq_ignore_ascii_case(&o.path))
-            || state.used_elsewhere(out_dir, &o.path, me, manifest_name)
+            || state.taken(out_dir, &o.path, me, manifest_name, None)
         {
             continue;
         }
@@ -1581,6 +1560,9 @@ mod tests {
             PathBuf::from("x.png")
         );
         assert_eq!(normalize(Path::new("a/./b/../c")), PathBuf::from("a/c"));
+        assert_eq!(slashed(Path::new("/a/b")), "/a/b");
+        assert_eq!(slashed(Path::new("a/b/c.png")), "a/b/c.png");
+        assert_eq!(slashed(Path::new("../t.png")), "../t.png");
         assert_eq!(
             hashed_name("tex.png", "0123456789abcdef"),
             "tex-01234567.png"

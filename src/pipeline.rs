@@ -93,6 +93,33 @@ pub struct Summary {
     pub milliseconds: f64,
 }
 
+impl Summary {
+    /// The counts of `loaded`, converted in `milliseconds`.
+    pub fn of(loaded: &Loaded, milliseconds: f64) -> Summary {
+        let model = &loaded.model;
+        Summary {
+            bones: model.bones.len(),
+            parts: model.meshes.len(),
+            vertices: model.meshes.iter().map(|m| m.vertices.len()).sum(),
+            triangles: model.meshes.iter().map(|m| m.indices.len() / 3).sum(),
+            materials: loaded.materials.as_ref().map_or(0, Vec::len),
+            clips: loaded.clips.len(),
+            milliseconds,
+        }
+    }
+}
+
+/// The warning a model without triangles gets: as the original tool (with its faults fixed),
+/// the skeleton is still written.
+pub(crate) fn skeleton_only(loaded: &Loaded) -> Option<Warning> {
+    loaded.model.meshes.is_empty().then(|| {
+        Warning::new(
+            codes::SKELETON_ONLY,
+            "no triangles: the .mesh holds the skeleton only",
+        )
+    })
+}
+
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -150,13 +177,7 @@ pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
         encode_with_textures(&loaded, &options.encode).map_err(|e| e.with_path(path))?;
     let mut warnings = std::mem::take(&mut loaded.warnings);
     warnings.append(&mut encoded.warnings);
-    if loaded.model.meshes.is_empty() {
-        // As the original tool (with its faults fixed): the skeleton is still written.
-        warnings.push(Warning::new(
-            codes::SKELETON_ONLY,
-            "no triangles: the .mesh holds the skeleton only",
-        ));
-    }
+    warnings.extend(skeleton_only(&loaded));
     Ok(Prepared {
         start,
         loaded,
@@ -190,16 +211,7 @@ impl Prepared {
             write_atomically(&target, &o.bytes).map_err(|e| Error::Write(e).with_path(&target))?;
             written.push(target);
         }
-        let model = &self.loaded.model;
-        let summary = Summary {
-            bones: model.bones.len(),
-            parts: model.meshes.len(),
-            vertices: model.meshes.iter().map(|m| m.vertices.len()).sum(),
-            triangles: model.meshes.iter().map(|m| m.indices.len() / 3).sum(),
-            materials: self.loaded.materials.as_ref().map_or(0, Vec::len),
-            clips: self.loaded.clips.len(),
-            milliseconds: self.start.elapsed().as_secs_f64() * 1e3,
-        };
+        let summary = Summary::of(&self.loaded, self.start.elapsed().as_secs_f64() * 1e3);
         Ok(Converted {
             summary,
             written,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
@@ -302,7 +302,7 @@ enum Verbosity {
 struct Printer {
     verbosity: Verbosity,
     bar: Option<indicatif::ProgressBar>,
-    done_bytes: Mutex<u64>,
+    done_bytes: AtomicU64,
 }
 
 impl Printer {
@@ -332,10 +332,12 @@ impl Events for Printer {
 
     fn finished(&self, row: &Row) {
         if let Some(bar) = &self.bar {
-            let mut bytes = self.done_bytes.lock().unwrap_or_else(|p| p.into_inner());
-            *bytes += row.input_bytes;
+            let bytes = self
+                .done_bytes
+                .fetch_add(row.input_bytes, Ordering::Relaxed)
+                + row.input_bytes;
             let secs = bar.elapsed().as_secs_f64().max(1e-3);
-            bar.set_prefix(format!("{:.1} MB/s", *bytes as f64 / 1e6 / secs));
+            bar.set_prefix(format!("{:.1} MB/s", bytes as f64 / 1e6 / secs));
             bar.inc(1);
         }
         for w in &row.warnings {
@@ -435,7 +437,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
     let printer = Printer {
         verbosity,
         bar,
-        done_bytes: Mutex::new(0),
+        done_bytes: AtomicU64::new(0),
     };
     let rows = batch::run(&jobs, &options, &printer);
     if let Some(bar) = &printer.bar {
@@ -443,22 +445,15 @@ pub fn run(args: ConvertArgs) -> ExitCode {
     }
     let wall = start.elapsed().as_secs_f64();
 
-    let mut failed = 0usize;
-    let mut converted = 0usize;
-    let mut up_to_date = 0usize;
-    let mut warnings: BTreeMap<String, usize> = BTreeMap::new();
-    let mut input_bytes = 0u64;
-    for r in &rows {
-        match r.status {
-            Status::Converted => converted += 1,
-            Status::UpToDate => up_to_date += 1,
-            Status::Failed(_) => failed += 1,
-        }
-        for (code, n) in &r.warning_counts {
-            *warnings.entry(code.clone()).or_default() += n;
-        }
-        input_bytes += r.input_bytes;
-    }
+    let totals = Totals::of(&rows, wall);
+    let Totals {
+        converted,
+        up_to_date,
+        failed,
+        input_bytes,
+        ..
+    } = totals;
+    let warnings = &totals.warnings;
     let mut code = if failed > 0 {
         ExitCode::FAILURE
     } else {
@@ -480,7 +475,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
         }
     }
     if let Some(path) = &args.report {
-        let report = report_json(&rows, wall, input_bytes);
+        let report = report_json(&rows, &totals);
         let mut bytes = serde_json::to_vec_pretty(&report).unwrap_or_default();
         bytes.push(b'\n');
         if let Err(e) = write_file(path, &bytes) {
@@ -513,7 +508,42 @@ pub fn run(args: ConvertArgs) -> ExitCode {
 }
 
 /// `--report`: one object per input, in input order, and the totals.
-fn report_json(rows: &[Row], wall: f64, input_bytes: u64) -> serde_json::Value {
+/// What the summary line and the report's `summary` say: the rows counted once.
+struct Totals {
+    converted: usize,
+    up_to_date: usize,
+    failed: usize,
+    input_bytes: u64,
+    warnings: BTreeMap<String, usize>,
+    seconds: f64,
+}
+
+impl Totals {
+    fn of(rows: &[Row], seconds: f64) -> Totals {
+        let mut t = Totals {
+            converted: 0,
+            up_to_date: 0,
+            failed: 0,
+            input_bytes: 0,
+            warnings: BTreeMap::new(),
+            seconds,
+        };
+        for r in rows {
+            match r.status {
+                Status::Converted => t.converted += 1,
+                Status::UpToDate => t.up_to_date += 1,
+                Status::Failed(_) => t.failed += 1,
+            }
+            for (code, n) in &r.warning_counts {
+                *t.warnings.entry(code.clone()).or_default() += n;
+            }
+            t.input_bytes += r.input_bytes;
+        }
+        t
+    }
+}
+
+fn report_json(rows: &[Row], totals: &Totals) -> serde_json::Value {
     let inputs: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -553,17 +583,16 @@ fn report_json(rows: &[Row], wall: f64, input_bytes: u64) -> serde_json::Value {
             })
         })
         .collect();
-    let count = |s: &str| inputs.iter().filter(|i| i["status"] == json!(s)).count();
     json!({
         "kiln": env!("CARGO_PKG_VERSION"),
         "report": 1,
         "summary": {
             "inputs": rows.len(),
-            "converted": count("converted"),
-            "up_to_date": count("up-to-date"),
-            "failed": count("failed"),
-            "input_bytes": input_bytes,
-            "seconds": wall,
+            "converted": totals.converted,
+            "up_to_date": totals.up_to_date,
+            "failed": totals.failed,
+            "input_bytes": totals.input_bytes,
+            "seconds": totals.seconds,
         },
         "inputs": inputs,
     })
@@ -578,9 +607,10 @@ pub fn convert_defaults(file: &std::path::Path, out: &std::path::Path) -> ExitCo
     }
     let parsed = <Defaults as clap::Parser>::parse_from([
         std::ffi::OsStr::new("convert"),
-        file.as_os_str(),
         std::ffi::OsStr::new("-o"),
         out.as_os_str(),
+        std::ffi::OsStr::new("--"),
+        file.as_os_str(),
     ]);
     run(parsed.args)
 }

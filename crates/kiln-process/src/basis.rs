@@ -112,11 +112,8 @@ pub fn axes_rotation(
 /// or a half turn about `front` when they are opposite, or none), applied to `front`: where the
 /// front axis goes when only the up axis is asked for.
 pub fn front_after_up(up: Axis, front: Axis, to_up: Axis) -> Axis {
-    if up == to_up {
-        return front;
-    }
     if up.index == to_up.index {
-        // Opposite: a half turn about the front axis keeps it.
+        // The same axis, or its opposite (a half turn about the front axis keeps it).
         return front;
     }
     // A quarter turn about up × to_up.
