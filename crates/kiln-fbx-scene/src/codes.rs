@@ -76,5 +76,6 @@ pub const CURVE_NODE_EMPTY: &str = "fbx.curve-node-empty";
 pub const CURVE_DROPPED: &str = "fbx.curve-dropped";
 /// An animation drives blend shapes (`DeformPercent`), which are not imported.
 pub const MORPH_UNSUPPORTED: &str = "fbx.morph-unsupported";
-/// An FBX 6.1 file has `Takes` (its animation), which are not imported.
-pub const TAKES_UNSUPPORTED: &str = "fbx.takes-unsupported";
+/// An FBX 6 take's `Key` list ends inside a key, has a mode letter outside the FBX SDK's, or
+/// holds another number of keys than its `KeyCount`; the keys before the damage are kept.
+pub const TAKE_KEYS_MALFORMED: &str = "fbx.take-keys-malformed";

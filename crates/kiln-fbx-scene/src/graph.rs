@@ -104,6 +104,8 @@ pub struct Graph<'d, 'a> {
     pub global_settings: Option<Node<'d, 'a>>,
     /// AnimationStack ids in file order.
     pub animation_stacks: Vec<u64>,
+    /// FBX 6: object names (`Class::Name`) → their ids, as `Connect` and `Takes` name them.
+    pub legacy_names: HashMap<String, u64>,
     pub warnings: Vec<Warning>,
     /// The compressed bulk arrays, inflated up front.
     pub arrays: Inflated<'a>,
@@ -137,6 +139,7 @@ impl<'d, 'a> Graph<'d, 'a> {
             templates: HashMap::new(),
             global_settings: None,
             animation_stacks: Vec::new(),
+            legacy_names: HashMap::new(),
             warnings: Vec::new(),
             arrays: Inflated::default(),
         };
@@ -298,6 +301,7 @@ impl<'d, 'a> Graph<'d, 'a> {
             g.by_dst.entry(dst).or_default().push(i);
         }
         g.arrays = Inflated::new(doc);
+        g.legacy_names = names;
         Ok(g)
     }
 

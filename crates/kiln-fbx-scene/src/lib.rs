@@ -27,8 +27,9 @@
 //!
 //! It imports the `Model` tree with Assimp's pivot helper nodes (`name_$AssimpFbx$_…`),
 //! geometry layers, materials and textures (embedded `Video` content too), skins and
-//! animation stacks. It does not import lights, cameras, blend shapes, NURBS or FBX 6.1
-//! `Takes`, does not evaluate curve tangents, and never touches the file system.
+//! animation stacks (FBX 6 `Takes` too, as the stacks they stand for). It does not import
+//! lights, cameras, blend shapes or NURBS, does not evaluate curve tangents, and never
+//! touches the file system.
 //!
 //! Invariants: only a file that is not FBX, or has no `Objects` or `Connections`, is an
 //! [`ImportError`]; anything wrong inside drops that object or layer with a
@@ -54,7 +55,7 @@ pub use options::ImportOptions;
 pub use writer::{WriteError, WriteOptions, write_fbx, write_fbx_nodes};
 
 use kiln_fbx::Document;
-use kiln_scene::{Scene, Warning};
+use kiln_scene::Scene;
 
 /// Why a file cannot be imported at all.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -123,16 +124,6 @@ fn import_on_this_thread(
         conv.run()
     };
     warnings.extend(w);
-    if g.doc
-        .root("Takes")
-        .is_some_and(|t| t.children_named("Take").next().is_some())
-        && g.legacy
-    {
-        warnings.push(Warning::new(
-            codes::TAKES_UNSUPPORTED,
-            "FBX 6.1 Takes (animation) are not imported",
-        ));
-    }
     scene.warnings = warnings;
     Ok(scene)
 }

@@ -49,7 +49,7 @@ pub fn to_little_endian(input: &[u8]) -> Result<Option<Vec<u8>>, Error> {
         return Ok(None);
     }
     let version = be32(input, 23);
-    if !(6000..=7999).contains(&version) {
+    if !crate::binary::VERSIONS.contains(&version) {
         return Err(err(23, ErrorKind::UnsupportedVersion(version)));
     }
     let wide = version >= 7500;

@@ -18,6 +18,11 @@ use crate::value::{Array, ArrayEncoding, ArrayType, Raw, Value};
 /// The 23 fixed bytes that open a binary file, followed by the u32 version.
 pub const MAGIC: &[u8; 23] = b"Kaydara FBX Binary  \x00\x1a\x00";
 
+/// The binary versions read: FBX 2000 to 7.7. Every one before 7500 has 32-bit record
+/// fields, every one from 7500 64-bit; the pre-6000 files (3ds Max 6 and 7 write header
+/// version 3000 or 5000) differ from 6.x in what the records hold, not how they are laid out.
+pub(crate) const VERSIONS: core::ops::RangeInclusive<u32> = 2000..=7999;
+
 /// Size of the header: magic and version.
 pub(crate) const HEADER_LEN: usize = 27;
 
@@ -105,7 +110,7 @@ fn header(input: &[u8]) -> Result<u32, Fail> {
         return Err(eof(23, "the header's version", 4, input.len()));
     }
     let version = u32_at(input, 23);
-    if !(6000..=7999).contains(&version) {
+    if !VERSIONS.contains(&version) {
         return fail(23, ErrorKind::UnsupportedVersion(version));
     }
     Ok(version)

@@ -136,7 +136,7 @@ pub enum ErrorKind {
     )]
     BigEndian,
     /// Binary version outside the range this reader knows the layout of.
-    #[error("unsupported binary FBX version {0}: expected 6000 to 7999 (6100 to 7700 are tested)")]
+    #[error("unsupported binary FBX version {0}: expected 2000 to 7999 (3000 to 7700 are tested)")]
     UnsupportedVersion(u32),
     /// The input ends inside something.
     #[error("unexpected end of input: expected {expected} ({needed} bytes), {available} left")]

@@ -1,5 +1,5 @@
 //! Binary FBX writer, for tests and fixtures: 7400 (32-bit records) or 7500 (64-bit records),
-//! or any version 6000..=7999 with the record width that version implies; arrays plain or
+//! or any version 2000..=7999 with the record width that version implies; arrays plain or
 //! zlib-compressed. Like the FBX SDK, a node gets a child list (closed by a null record) when
 //! it has children or no properties; the footer is the SDK's shape with fixed bytes. The walk
 //! is a loop with an explicit stack, so any depth can be written.
@@ -104,7 +104,7 @@ pub fn write_binary_big_endian(
 }
 
 fn write_with(roots: &[OwnedNode], options: &WriteOptions, big: bool) -> Result<Vec<u8>, Error> {
-    if !(6000..=7999).contains(&options.version) {
+    if !crate::binary::VERSIONS.contains(&options.version) {
         return Err(Error::new(
             Location::Unknown,
             String::new(),

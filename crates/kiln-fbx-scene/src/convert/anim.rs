@@ -40,16 +40,20 @@ fn convert_time(t: i64, fps: f64) -> f64 {
 }
 
 /// One animation curve.
-struct Curve {
-    times: Vec<i64>,
-    values: Vec<f32>,
+pub(super) struct Curve {
+    pub(super) times: Vec<i64>,
+    pub(super) values: Vec<f32>,
 }
 
 /// A curve node: its target property and its curves by channel name (`d|X`...), sorted.
-struct CurveNode {
-    property: String,
-    curves: BTreeMap<String, Arc<Curve>>,
+pub(super) struct CurveNode {
+    pub(super) property: String,
+    pub(super) curves: BTreeMap<String, Arc<Curve>>,
 }
+
+/// The curve nodes of one stack by target node name (sorted), each with its model id, in
+/// layer and connection order.
+pub(super) type NodeMap = BTreeMap<String, Vec<(u64, CurveNode)>>;
 
 /// Keys of one component: times, values, component index 0..3.
 struct KeyList {
@@ -91,7 +95,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                 strip_prefix(&full, "AnimStack::").to_string()
             };
             // Curve nodes per target node name (sorted), in layer and connection order.
-            let mut node_map: BTreeMap<String, Vec<(u64, CurveNode)>> = BTreeMap::new();
+            let mut node_map = NodeMap::new();
             for &lid in &layers {
                 let cns: Vec<u64> = g
                     .sources_of(lid, "AnimationCurveNode")
@@ -166,81 +170,101 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                 }
             }
             let local = g.props(&stack.node, "AnimationStack.FbxAnimStack");
-            let mut start = local.time("LocalStart").unwrap_or(0);
-            let mut stop = local.time("LocalStop").unwrap_or(0);
-            let has_range = start != 0 || stop != 0;
-            if !has_range {
-                start = i64::MIN + 1 + 20000;
-                stop = i64::MAX - 20000;
+            let range = (
+                local.time("LocalStart").unwrap_or(0),
+                local.time("LocalStop").unwrap_or(0),
+            );
+            self.push_animation(name, &node_map, range, fps);
+        }
+        if g.legacy {
+            for take in self.read_takes() {
+                self.push_animation(take.name, &take.node_map, take.range, fps);
             }
-            let mut ctx = Ctx {
+        }
+    }
+
+    /// The second half of `ConvertAnimations` for one stack (or FBX 6 take): its channels, by
+    /// target node name, keyed and clipped to `range` (`LocalStart`, `LocalStop`; both 0 when
+    /// the stack has none), pushed as an [`Animation`] when any is left.
+    fn push_animation(
+        &mut self,
+        name: String,
+        node_map: &NodeMap,
+        (mut start, mut stop): (i64, i64),
+        fps: f64,
+    ) {
+        let has_range = start != 0 || stop != 0;
+        if !has_range {
+            start = i64::MIN + 1 + 20000;
+            stop = i64::MAX - 20000;
+        }
+        let mut ctx = Ctx {
+            fps,
+            min_time: 1e10,
+            max_time: -1e10,
+        };
+        // Which curves drive which node is settled in order (warnings, model lookups); the
+        // keys of the nodes are then computed in parallel and collected in node order.
+        let mut jobs = Vec::new();
+        for (node_name, nodes) in node_map {
+            if let Some((model, chain)) = self.prepare_node(node_name, nodes) {
+                jobs.push((node_name.as_str(), model, chain));
+            }
+        }
+        let optimize = self.options.optimize_empty_animation_curves;
+        let work: Vec<(&str, &Model<'_, '_>, &Chain<'_>)> =
+            jobs.iter().map(|(n, m, c)| (*n, &**m, c)).collect();
+        let done = par::map(&work, |&(name, model, chain)| {
+            let mut local = Ctx {
                 fps,
                 min_time: 1e10,
                 max_time: -1e10,
             };
-            // Which curves drive which node is settled in order (warnings, model lookups); the
-            // keys of the nodes are then computed in parallel and collected in node order.
-            let mut jobs = Vec::new();
-            for (node_name, nodes) in &node_map {
-                if let Some((model, chain)) = self.prepare_node(node_name, nodes) {
-                    jobs.push((node_name.as_str(), model, chain));
-                }
+            let mut out = Vec::new();
+            let bits = node_channels(
+                &mut local, &mut out, name, model, chain, start, stop, optimize,
+            );
+            (local, out, bits)
+        });
+        let mut channels = Vec::new();
+        for (&(name, _, _), (local, out, bits)) in work.iter().zip(done) {
+            ctx.min_time = ctx.min_time.min(local.min_time);
+            ctx.max_time = ctx.max_time.max(local.max_time);
+            channels.extend(out);
+            if let Some(bits) = bits {
+                self.anim_chain_bits.insert(name.to_string(), bits);
             }
-            let optimize = self.options.optimize_empty_animation_curves;
-            let work: Vec<(&str, &Model<'_, '_>, &Chain<'_>)> =
-                jobs.iter().map(|(n, m, c)| (*n, &**m, c)).collect();
-            let done = par::map(&work, |&(name, model, chain)| {
-                let mut local = Ctx {
-                    fps,
-                    min_time: 1e10,
-                    max_time: -1e10,
-                };
-                let mut out = Vec::new();
-                let bits = node_channels(
-                    &mut local, &mut out, name, model, chain, start, stop, optimize,
-                );
-                (local, out, bits)
-            });
-            let mut channels = Vec::new();
-            for (&(name, _, _), (local, out, bits)) in work.iter().zip(done) {
-                ctx.min_time = ctx.min_time.min(local.min_time);
-                ctx.max_time = ctx.max_time.max(local.max_time);
-                channels.extend(out);
-                if let Some(bits) = bits {
-                    self.anim_chain_bits.insert(name.to_string(), bits);
-                }
-            }
-            if channels.is_empty() {
-                continue;
-            }
-            let start_fps = if has_range {
-                convert_time(start, fps)
-            } else {
-                ctx.min_time
-            };
-            let stop_fps = if has_range {
-                convert_time(stop, fps)
-            } else {
-                ctx.max_time
-            };
-            for ch in &mut channels {
-                for k in &mut ch.position_keys {
-                    k.time -= start_fps;
-                }
-                for k in &mut ch.rotation_keys {
-                    k.time -= start_fps;
-                }
-                for k in &mut ch.scaling_keys {
-                    k.time -= start_fps;
-                }
-            }
-            self.scene.animations.push(Animation {
-                name,
-                duration: stop_fps - start_fps,
-                ticks_per_second: fps,
-                channels,
-            });
         }
+        if channels.is_empty() {
+            return;
+        }
+        let start_fps = if has_range {
+            convert_time(start, fps)
+        } else {
+            ctx.min_time
+        };
+        let stop_fps = if has_range {
+            convert_time(stop, fps)
+        } else {
+            ctx.max_time
+        };
+        for ch in &mut channels {
+            for k in &mut ch.position_keys {
+                k.time -= start_fps;
+            }
+            for k in &mut ch.rotation_keys {
+                k.time -= start_fps;
+            }
+            for k in &mut ch.scaling_keys {
+                k.time -= start_fps;
+            }
+        }
+        self.scene.animations.push(Animation {
+            name,
+            duration: stop_fps - start_fps,
+            ticks_per_second: fps,
+            channels,
+        });
     }
 
     /// One `AnimationCurve`: key times and values, checked (`None`, with a warning, when they

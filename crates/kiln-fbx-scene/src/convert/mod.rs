@@ -10,7 +10,7 @@
 //! - [`skin`]: skin clusters to bones;
 //! - [`material`] and [`texture`]: materials, their property keys and texture slots, embedded
 //!   images;
-//! - [`anim`]: animation stacks to channels;
+//! - [`anim`]: animation stacks to channels, and [`takes`]: FBX 6 takes to what a stack gives;
 //! - [`settings`]: `GlobalSettings` (units, axes, frame rate) into the metadata.
 //!
 //! Those files use this one and the modules below the converter (`graph`, `geometry`,
@@ -35,6 +35,7 @@ mod material;
 mod mesh;
 mod settings;
 mod skin;
+mod takes;
 mod texture;
 mod transform;
 
