@@ -1,4 +1,5 @@
-//! FBX for kiln, layer 2: an FBX document (read by `kiln-fbx`, binary or ASCII, 6.1 to 7.7)
+//! FBX for kiln, layer 2: an FBX document (read by `kiln-fbx`, binary or ASCII, 5.0 to 7.7;
+//! files before 6.0 are first rewritten as the 6.1 files they stand for)
 //! turned into a [`kiln_scene::Scene`] the way Assimp 5.2.5's FBX importer builds its
 //! `aiScene` (right-handed, polygons, one vertex per polygon corner), so that after
 //! `kiln-process` it is the scene Assimp produces with the original tool's flags; and, with
@@ -43,6 +44,7 @@
 mod arrays;
 pub mod codes;
 mod convert;
+mod flat;
 mod geometry;
 mod graph;
 mod options;
@@ -83,11 +85,34 @@ pub fn import(bytes: &[u8]) -> Result<Scene, ImportError> {
 /// rewritten little-endian ([`kiln_fbx::to_little_endian`]).
 pub fn import_with(bytes: &[u8], options: &ImportOptions) -> Result<Scene, ImportError> {
     if let Some(little) = kiln_fbx::to_little_endian(bytes)? {
-        let doc = Document::parse(&little)?;
+        return import_little_endian(&little, options);
+    }
+    import_little_endian(bytes, options)
+}
+
+/// A file before FBX 6.0 (no `Objects`, models at the top) is first rewritten as the 6.1
+/// file it stands for (`flat.rs`); warnings that name a byte offset then name one of that
+/// rewrite, so they name the object too.
+fn import_little_endian(bytes: &[u8], options: &ImportOptions) -> Result<Scene, ImportError> {
+    let doc = Document::parse(bytes)?;
+    if !flat::is_flat(&doc) {
         return import_document(&doc, options);
     }
-    let doc = Document::parse(bytes)?;
-    import_document(&doc, options)
+    let version = doc
+        .root("FBXHeaderExtension")
+        .and_then(|h| h.child("FBXVersion"))
+        .and_then(|v| v.get_i64(0).ok())
+        .and_then(|v| u32::try_from(v).ok())
+        .unwrap_or(doc.version());
+    let tree = flat::to_fbx61(&doc.to_owned_nodes()?, version);
+    let rewritten = kiln_fbx::write_binary(
+        &tree,
+        &kiln_fbx::WriteOptions {
+            version: 6100,
+            compression: kiln_fbx::Compression::None,
+        },
+    )?;
+    import_document(&Document::parse(&rewritten)?, options)
 }
 
 /// Turns a parsed document into a scene (Assimp 5.2's raw import: right-handed, polygons,

@@ -1,6 +1,7 @@
 //! kiln against ufbx (C, through the `ufbx` crate; a dev-dependency only) on every FBX of
-//! Assimp's corpus and on files kiln generates (7.4 binary, and FBX 6.1 files, binary and
-//! ASCII with their animation in `Takes`, which Assimp 5.2 cannot read): per file the counts of meshes (one per material part), polygons,
+//! Assimp's corpus and on files kiln generates (7.4 binary, FBX 6.1 files, binary and ASCII
+//! with their animation in `Takes`, and 5.0 binary and 5.8 ASCII, which Assimp 5.2 cannot
+//! read): per file the counts of meshes (one per material part), polygons,
 //! skin clusters and weights (per polygon corner), animation stacks, curves and keys, and the
 //! world transform of every uniquely named node at bind time and at three key times of each
 //! animation (kiln's node is the one the `$AssimpFbx$` chain ends in, ufbx's
@@ -59,6 +60,14 @@ fn kiln_counts(bytes: &[u8], scene: &Scene) -> Counts {
             }
             _ => {}
         }
+    }
+    // Before 6.0 ufbx makes one more stack, "(internal)", of channels on the models.
+    if doc.root("Objects").is_none()
+        && doc
+            .roots()
+            .any(|n| n.name() == "Model" && n.child("Channel").is_some())
+    {
+        c.stacks += 1;
     }
     // FBX 6: a take is a stack, each axis channel with keys a curve (7.x files keep
     // vestigial takes that neither reader animates from).
@@ -587,6 +596,14 @@ fn kiln_agrees_with_ufbx_on_the_corpus_and_generated_files() {
     files.push((
         "(generated) skinned tube, 6.1 ASCII with Takes".into(),
         legacy::write_ascii(&legacy::fbx61_tree(&tube_tree), 6100),
+    ));
+    files.push((
+        "(generated) skinned tube, 5.0 binary".into(),
+        legacy::fbx5(&tube, false),
+    ));
+    files.push((
+        "(generated) skinned tube, 5.8 ASCII".into(),
+        legacy::fbx5(&tube, true),
     ));
     // More files to compare, for development (`KILN_UFBX_FILES=a.fbx:b.fbx`).
     let extra: Vec<(String, Vec<u8>)> = std::env::var("KILN_UFBX_FILES")

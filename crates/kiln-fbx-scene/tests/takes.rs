@@ -1,12 +1,14 @@
-//! FBX 6 `Takes`: the same scene written as 7.4 (animation stacks) and as 6.1 (takes, binary
-//! and ASCII, every `Key` form the FBX SDK writes) imports to the same scene: nodes, meshes,
-//! bones, and animations key for key. kiln's 7.4 import is held to Assimp by the conformance
+//! FBX 6 `Takes` and the flat files before 6.0: the same scene written as 7.4 (animation
+//! stacks), as 6.1 (takes, binary and ASCII, every `Key` form the FBX SDK writes) and as 5.0
+//! binary and 5.8 ASCII (models at the top, geometry, materials and skin links inside them)
+//! imports to the same scene: nodes, meshes, normals, UVs, materials, bones, and animations key
+//! for key. kiln's 7.4 import is held to Assimp by the conformance
 //! tests, so the takes convert as Assimp converts the same scene saved as 7.x.
 
 use kiln_fbx::{OwnedNode, OwnedValue};
 use kiln_scene::Scene;
 use kiln_testkit::fixtures::fbx::{TubeSpec, skinned_tube};
-use kiln_testkit::fixtures::legacy::{fbx61, fbx61_tree, write_ascii};
+use kiln_testkit::fixtures::legacy::{fbx5, fbx61, fbx61_tree, write_ascii};
 
 fn tube() -> Scene {
     skinned_tube(TubeSpec {
@@ -32,6 +34,19 @@ fn assert_same_scene(a: &Scene, b: &Scene, what: &str) {
     assert_eq!(a.meshes.len(), b.meshes.len(), "{what}: meshes");
     for (x, y) in a.meshes.iter().zip(&b.meshes) {
         assert_eq!(x.positions, y.positions, "{what}: positions");
+        assert_eq!(x.normals, y.normals, "{what}: normals");
+        let uv = |m: &kiln_scene::Mesh| {
+            m.uv_channels
+                .iter()
+                .map(|c| c.coords.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(uv(x), uv(y), "{what}: UVs");
+        assert!(!uv(x).is_empty());
+        assert_eq!(
+            a.materials[x.material].diffuse, b.materials[y.material].diffuse,
+            "{what}: material"
+        );
         assert_eq!(x.face_sizes, y.face_sizes, "{what}: faces");
         assert_eq!(x.bones.len(), y.bones.len(), "{what}: bones");
         for (p, q) in x.bones.iter().zip(&y.bones) {
@@ -67,6 +82,31 @@ fn a_take_imports_as_the_same_stack_does() {
     let ascii = write_ascii(&fbx61_tree(&tree), 6100);
     let ascii61 = kiln_fbx_scene::import(&ascii).unwrap();
     assert_same_scene(&from74, &ascii61, "ASCII 6.1");
+}
+
+#[test]
+fn files_before_6_import_as_the_same_scene() {
+    let scene = tube();
+    let v74 = kiln_fbx_scene::write_fbx(&scene, &kiln_fbx_scene::WriteOptions::default()).unwrap();
+    let from74 = kiln_fbx_scene::import(&v74).unwrap();
+    let binary = fbx5(&scene, false);
+    assert_eq!(
+        &binary[23..27],
+        &3000u32.to_le_bytes(),
+        "3ds Max's header version"
+    );
+    assert_same_scene(
+        &from74,
+        &kiln_fbx_scene::import(&binary).unwrap(),
+        "binary 5.0",
+    );
+    let ascii = fbx5(&scene, true);
+    assert!(!ascii.windows(7).any(|w| w == b"Objects"));
+    assert_same_scene(
+        &from74,
+        &kiln_fbx_scene::import(&ascii).unwrap(),
+        "ASCII 5.8",
+    );
 }
 
 /// The 6.1 tree of the tube with its first `Key` list replaced.

@@ -1,13 +1,16 @@
-//! Writes seed inputs for the `fbx_binary` and `fbx_ascii` fuzz targets:
+//! Writes seed inputs for the `fbx_binary`, `fbx_ascii` and `fbx_import` fuzz targets:
 //! `cargo run -p kiln-testkit --example fbx_fuzz_seeds -- fuzz/corpus`.
 //! Seeds: the FBX files of Assimp's corpus (/usr/share/assimp/models), and the writer's
 //! output for a tree with every property type in 6100/7400/7500/7700, plain and compressed,
-//! plus small ASCII files in the FBX 6.1 and 7.x dialects.
+//! plus small ASCII files in the FBX 6.1 and 7.x dialects, and (also for `fbx_import`) a small
+//! skinned, animated tube as FBX 6.1 with Takes (binary, ASCII), 5.0 binary and 5.8 ASCII.
 
 use std::path::{Path, PathBuf};
 
 use kiln_fbx::{Compression, Document, OwnedNode, OwnedValue, WriteOptions, write_binary};
 use kiln_testkit::corpus;
+use kiln_testkit::fixtures::fbx::{TubeSpec, skinned_tube};
+use kiln_testkit::fixtures::legacy;
 
 fn tree() -> Vec<OwnedNode> {
     vec![
@@ -109,6 +112,35 @@ fn main() {
         Document::parse(text.as_bytes()).unwrap();
         std::fs::write(ascii.join(format!("writer-{name}")), text).unwrap();
         n += 1;
+    }
+    // Old versions through the whole import (fbx_import) and the tree readers: a small skinned,
+    // animated tube as 6.1 with Takes (binary and ASCII), 5.0 binary and 5.8 ASCII.
+    let import = out.join("fbx_import");
+    std::fs::create_dir_all(&import).unwrap();
+    let tube = skinned_tube(TubeSpec {
+        rings: 3,
+        segments: 3,
+        bones: 2,
+        frames: 3,
+        per_corner: false,
+    });
+    let t74 = kiln_fbx_scene::write_fbx_nodes(&tube, &Default::default()).unwrap();
+    let t61 = legacy::fbx61_tree(&t74);
+    for (name, bytes) in [
+        ("tube-6100-takes.fbx", legacy::fbx61(&tube)),
+        ("tube-6100-takes-ascii.fbx", legacy::write_ascii(&t61, 6100)),
+        ("tube-5000.fbx", legacy::fbx5(&tube, false)),
+        ("tube-5800-ascii.fbx", legacy::fbx5(&tube, true)),
+    ] {
+        kiln_fbx_scene::import(&bytes).unwrap();
+        let dir = if bytes.starts_with(b"Kaydara") {
+            &bin
+        } else {
+            &ascii
+        };
+        std::fs::write(dir.join(format!("writer-{name}")), &bytes).unwrap();
+        std::fs::write(import.join(format!("writer-{name}")), &bytes).unwrap();
+        n += 2;
     }
     println!("{n} seeds in {}", out.display());
 }
