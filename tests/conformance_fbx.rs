@@ -1,5 +1,6 @@
 //! Conformance with real Assimp 5.2 on every FBX of the Assimp test corpus, and on FBX files
-//! kiln generates (the `kiln demo` sample, a skinned and animated character).
+//! kiln generates (the `kiln demo` sample, a skinned and animated character, a cube whose only
+//! animation moves a blend shape's weight).
 //!
 //! For each `.fbx` under `/usr/share/assimp/models`:
 //! 1. **raw**: kiln's import must equal Assimp's raw import (`assimp dump FILE -b`, every float
@@ -32,22 +33,36 @@ const EXPLAINED: &[(&str, &str)] = &[];
 /// Assimp bugs kiln does not copy: the file, why, and how to turn kiln's raw import into what
 /// Assimp reads, so that the rest of the file is still compared exactly.
 type Quirk = (&'static str, &'static str, fn(&mut Scene));
-const QUIRKS: &[Quirk] = &[(
-    "FBX/cubes_with_outofrange_float.fbx",
-    "Assimp 5.2 reads an ASCII number of more than 31 characters as 0 (`ParseTokenAsFloat`'s \
+const QUIRKS: &[Quirk] = &[
+    (
+        "FBX/cubes_with_outofrange_float.fbx",
+        "Assimp 5.2 reads an ASCII number of more than 31 characters as 0 (`ParseTokenAsFloat`'s \
      `MAX_FLOAT_LENGTH`); the first vertex's x here is written with 78 digits, \
      -0.4999999701976788…, which kiln (like ufbx) reads as -0.49999997. With that value set to \
      0 in kiln's import, everything else matches",
-    |s| {
-        for m in &mut s.meshes {
-            for p in &mut m.positions {
-                if p.x == -0.49999997 && p.y == -0.5 && p.z == 0.5 {
-                    p.x = 0.0;
+        |s| {
+            for m in &mut s.meshes {
+                for p in &mut m.positions {
+                    if p.x == -0.49999997 && p.y == -0.5 && p.z == 0.5 {
+                        p.x = 0.0;
+                    }
                 }
             }
-        }
-    },
-)];
+        },
+    ),
+    (
+        "generated_morph_only_unranged.fbx",
+        "a stack without LocalStart/LocalStop whose only curves move blend shape weights: Assimp \
+     5.2 takes its length from node keys only, finds none and gives -2e10 ticks (1e10 - \
+     (-1e10) the wrong way round); kiln takes the weight keys' span (30 ticks). With kiln's \
+     duration set to Assimp's, everything else matches",
+        |s| {
+            for a in &mut s.animations {
+                a.duration = -2e10;
+            }
+        },
+    ),
+];
 
 use compare::{close, close_mat, close_quat as close_q, close3};
 
@@ -499,6 +514,14 @@ fn generated_fixtures(dir: &Path) -> Vec<std::path::PathBuf> {
     let features = dir.join("generated_features.fbx");
     std::fs::write(&features, fixtures::fbx::feature_file()).unwrap();
     out.push(features);
+    for (name, ranged) in [
+        ("generated_morph_only.fbx", true),
+        ("generated_morph_only_unranged.fbx", false),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, fixtures::fbx::morph_only_file(ranged)).unwrap();
+        out.push(path);
+    }
     out
 }
 

@@ -51,6 +51,12 @@ pub(super) struct CurveNode {
     pub(super) curves: BTreeMap<String, Arc<Curve>>,
 }
 
+/// The blend shape weight keys of a stack: their time range (`None` when no curve has keys).
+#[derive(Default, Clone, Copy)]
+pub(super) struct MorphKeys {
+    range: Option<(i64, i64)>,
+}
+
 /// The curve nodes of one stack by target node name (sorted), each with its model id, in
 /// layer and connection order.
 pub(super) type NodeMap = BTreeMap<String, Vec<(u64, CurveNode)>>;
@@ -96,6 +102,9 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             };
             // Curve nodes per target node name (sorted), in layer and connection order.
             let mut node_map = NodeMap::new();
+            // Blend shape weights the stack animates (Assimp keeps such a stack as an
+            // animation even when no node moves).
+            let mut morph: Option<MorphKeys> = None;
             for &lid in &layers {
                 let cns: Vec<u64> = g
                     .sources_of(lid, "AnimationCurveNode")
@@ -138,6 +147,16 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                             )
                             .at(format!("animation '{name}'")),
                         );
+                            if self.blend_channel_drives_a_model(target.dst) {
+                                let keys = self.curve_time_range(cn, &mut curve_cache);
+                                let all = morph.get_or_insert(MorphKeys::default());
+                                if let Some((lo, hi)) = keys {
+                                    all.range = Some(match all.range {
+                                        Some((a, b)) => (a.min(lo), b.max(hi)),
+                                        None => (lo, hi),
+                                    });
+                                }
+                            }
                         }
                         continue;
                     };
@@ -174,13 +193,60 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                 local.time("LocalStart").unwrap_or(0),
                 local.time("LocalStop").unwrap_or(0),
             );
-            self.push_animation(name, &node_map, range, fps);
+            self.push_animation(name, &node_map, range, fps, morph);
         }
         if g.legacy {
             for take in self.read_takes() {
-                self.push_animation(take.name, &take.node_map, take.range, fps);
+                self.push_animation(take.name, &take.node_map, take.range, fps, None);
             }
         }
+    }
+
+    /// `ProcessMorphAnimDatas`' condition: a `BlendShapeChannel` under a `BlendShape` of a
+    /// geometry that a model uses.
+    fn blend_channel_drives_a_model(&self, channel: u64) -> bool {
+        let g = self.g;
+        let is = |id: u64, element: &str| g.object(id).is_some_and(|o| o.element == element);
+        g.outgoing(channel)
+            .filter(|c| c.property.is_empty() && is(c.dst, "Deformer"))
+            .any(|shape| {
+                g.outgoing(shape.dst)
+                    .filter(|c| c.property.is_empty() && is(c.dst, "Geometry"))
+                    .any(|geo| {
+                        g.outgoing(geo.dst)
+                            .any(|c| c.property.is_empty() && is(c.dst, "Model"))
+                    })
+            })
+    }
+
+    /// The first and last key time of a curve node's curves (`None` when none has keys).
+    fn curve_time_range(
+        &mut self,
+        cn: u64,
+        cache: &mut BTreeMap<u64, Option<Arc<Curve>>>,
+    ) -> Option<(i64, i64)> {
+        let ids: Vec<u64> = self
+            .g
+            .sources_of(cn, "AnimationCurve")
+            .filter(|(c, _)| !c.property.is_empty())
+            .map(|(c, _)| c.src)
+            .collect();
+        let mut range: Option<(i64, i64)> = None;
+        for cid in ids {
+            let curve = match cache.get(&cid) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = self.read_curve(cid).map(Arc::new);
+                    cache.insert(cid, c.clone());
+                    c
+                }
+            };
+            if let Some(c) = curve {
+                let (lo, hi) = (c.times[0], c.times[c.times.len() - 1]);
+                range = Some(range.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+            }
+        }
+        range
     }
 
     /// The second half of `ConvertAnimations` for one stack (or FBX 6 take): its channels, by
@@ -192,6 +258,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         node_map: &NodeMap,
         (mut start, mut stop): (i64, i64),
         fps: f64,
+        morph: Option<MorphKeys>,
     ) {
         let has_range = start != 0 || stop != 0;
         if !has_range {
@@ -236,7 +303,15 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             }
         }
         if channels.is_empty() {
-            return;
+            // A stack that only moves blend shape weights is still an animation (the clip of
+            // the bind pose, as the original tool writes it). Without a time range its length
+            // is that of the weight keys (Assimp's would be -2e10 ticks: no node keys).
+            let Some(m) = morph else { return };
+            if !has_range {
+                let (lo, hi) = m.range.unwrap_or((0, 0));
+                ctx.min_time = convert_time(lo, fps);
+                ctx.max_time = convert_time(hi, fps);
+            }
         }
         let start_fps = if has_range {
             convert_time(start, fps)

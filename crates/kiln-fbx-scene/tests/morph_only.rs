@@ -1,0 +1,46 @@
+//! A stack that animates only blend shape weights stays an animation (Assimp 5.2 keeps it for
+//! its morph channel, and the original tool writes its clip, every bone in the bind pose):
+//! kiln imports it with no node channel, its length from `LocalStart`/`LocalStop` or, without
+//! them, from the weight keys, and says that the weights themselves are not imported.
+
+use kiln_fbx_scene::codes;
+use kiln_testkit::fixtures::fbx::morph_only_file;
+
+#[test]
+fn a_stack_that_only_moves_weights_is_an_animation() {
+    let s = kiln_fbx_scene::import(&morph_only_file(true)).unwrap();
+    assert_eq!(s.animations.len(), 1, "{:?}", s.warnings);
+    let a = &s.animations[0];
+    assert_eq!(a.name, "Blink");
+    assert!(a.channels.is_empty());
+    assert_eq!(a.ticks_per_second, 30.0);
+    // LocalStart 0.5 s, LocalStop 1 s: 15 ticks at 30 per second.
+    assert!((a.duration - 15.0).abs() < 1e-9, "{}", a.duration);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.code == codes::MORPH_UNSUPPORTED),
+        "{:?}",
+        s.warnings
+    );
+
+    // No range: the weight keys span one second.
+    let s = kiln_fbx_scene::import(&morph_only_file(false)).unwrap();
+    assert_eq!(s.animations.len(), 1);
+    assert!((s.animations[0].duration - 30.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_weight_curve_on_no_mesh_makes_no_animation() {
+    // The same file with the blend shape cut from its geometry: nothing is animated.
+    let bytes = morph_only_file(true);
+    let doc = kiln_fbx::Document::parse(&bytes).unwrap();
+    let mut tree = doc.to_owned_nodes().unwrap();
+    let conns = tree.iter_mut().find(|n| n.name == "Connections").unwrap();
+    conns
+        .children
+        .retain(|c| c.properties.get(1) != Some(&kiln_fbx::OwnedValue::I64(9002)));
+    let cut = kiln_fbx::write_binary(&tree, &Default::default()).unwrap();
+    let s = kiln_fbx_scene::import(&cut).unwrap();
+    assert!(s.animations.is_empty());
+}
