@@ -59,6 +59,9 @@ pub const LINE_INDEX_OUT_OF_RANGE: &str = "fbx.line-index-out-of-range";
 /// A skin cluster's matrices, indices or weights are missing, unreadable, not finite or of
 /// different lengths; the cluster makes no bone.
 pub const CLUSTER_DROPPED: &str = "fbx.cluster-dropped";
+/// A skin cluster has no `Transform`; its bone's offset is computed from the cluster's
+/// `TransformLink` or the file's `BindPose`, else from the nodes' transforms at rest.
+pub const CLUSTER_BIND_RECOVERED: &str = "fbx.cluster-bind-recovered";
 /// No bone model is linked to a skin cluster; the cluster makes no bone.
 pub const CLUSTER_WITHOUT_BONE: &str = "fbx.cluster-without-bone";
 /// A skin cluster has a negative vertex index; that weight is ignored.

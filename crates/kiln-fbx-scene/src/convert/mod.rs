@@ -62,6 +62,10 @@ struct Cluster<'a> {
     indices: Ints<'a>,
     weights: Floats<'a>,
     transform: M4,
+    /// No `Transform` in the file: `transform` is a placeholder until
+    /// [`Converter::recover_binds`]; the bone's bind matrix (`TransformLink`, else `BindPose`)
+    /// when the file has one.
+    recovered: Option<Option<M4>>,
 }
 
 /// The state of one import.
@@ -79,6 +83,10 @@ pub(crate) struct Converter<'g, 'd, 'a> {
     default_material: Option<usize>,
     /// Node name → chain components that animations target (`node_anim_chain_bits`).
     anim_chain_bits: HashMap<String, u32>,
+    /// Skin clusters without `Transform`: (geometry id, bone name, the bone's bind matrix
+    /// when the file has one), whose offsets are computed once the nodes exist
+    /// ([`Converter::recover_binds`]).
+    pending_binds: Vec<(u64, String, Option<M4>)>,
 }
 
 fn fix_node_name(name: &str) -> String {
@@ -100,6 +108,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
             videos_converted: HashMap::new(),
             default_material: None,
             anim_chain_bits: HashMap::new(),
+            pending_binds: Vec::new(),
         }
     }
 
@@ -126,6 +135,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
         self.convert_animations();
         self.convert_orphaned_textures();
         self.convert_nodes();
+        self.recover_binds();
         self.convert_global_settings();
         self.add_missing_tracks();
         let warnings = std::mem::take(&mut self.warnings);

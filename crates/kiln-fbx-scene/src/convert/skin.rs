@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use kiln_fbx::Value;
 use kiln_scene::assimp_math::M4;
 use kiln_scene::{Bone, VertexWeight, Warning};
 
@@ -12,6 +13,7 @@ use super::{Cluster, Converter};
 use crate::arrays::{Floats, Ints};
 use crate::codes;
 use crate::geometry::MeshGeometry;
+use crate::graph::normalize_name;
 use crate::par;
 
 impl<'a> Converter<'_, '_, 'a> {
@@ -41,10 +43,107 @@ impl<'a> Converter<'_, '_, 'a> {
         let mut out = Vec::new();
         for cid in cluster_ids {
             if let Some(c) = self.read_cluster(cid) {
+                if let Some(bind) = c.recovered {
+                    self.pending_binds.push((gid, c.bone.clone(), bind));
+                }
                 out.push(c);
             }
         }
         Some(out)
+    }
+
+    /// `BindPose` matrices by model id (the first bind pose that names a model wins).
+    fn bind_pose(&self) -> HashMap<u64, M4> {
+        let g = self.g;
+        let mut out = HashMap::new();
+        for o in g.objects.iter().filter(|o| o.element == "Pose") {
+            if o.class(g.legacy) != "BindPose" {
+                continue;
+            }
+            for pn in o.node.children_named("PoseNode") {
+                let id = match pn.child("Node").and_then(|n| n.value(0)) {
+                    Some(Value::String(s)) if g.legacy => {
+                        g.legacy_names.get(&normalize_name(s)).copied()
+                    }
+                    Some(v) => v.to_i64().map(|i| i as u64),
+                    None => None,
+                };
+                let m = pn
+                    .child("Matrix")
+                    .and_then(|m| m.f64_values().ok())
+                    .and_then(|v| M4::from_fbx_array(&v))
+                    .filter(M4::is_finite);
+                if let (Some(id), Some(m)) = (id, m) {
+                    out.entry(id).or_insert(m);
+                }
+            }
+        }
+        out
+    }
+
+    /// Offsets of the bones whose clusters have no `Transform`, as ufbx recovers them:
+    /// inverse(bone's bind matrix) × the mesh's, each from the cluster's `TransformLink` or
+    /// the file's `BindPose`, else the node's world transform at rest.
+    pub(super) fn recover_binds(&mut self) {
+        if self.pending_binds.is_empty() {
+            return;
+        }
+        let pose = self.bind_pose();
+        let pose_by_name: HashMap<String, M4> = pose
+            .iter()
+            .filter_map(|(id, m)| Some((self.g.object(*id)?, *m)))
+            .filter(|(o, _)| o.element == "Model")
+            .map(|(o, m)| (super::fix_node_name(&o.name(self.g.legacy)), m))
+            .collect();
+        let world = |scene: &kiln_scene::Scene, name: &str| -> Option<M4> {
+            if let Some(m) = pose_by_name.get(name) {
+                return Some(*m);
+            }
+            let n = scene.find_node(name)?;
+            Some(M4::from_glam(&scene.global_transform(n)))
+        };
+        for (gid, bone, bind) in std::mem::take(&mut self.pending_binds) {
+            let meshes = self.meshes_converted.get(&gid).cloned().unwrap_or_default();
+            for mi in meshes {
+                let Some(node) =
+                    (0..self.scene.nodes.len()).find(|&n| self.scene.nodes[n].meshes.contains(&mi))
+                else {
+                    continue;
+                };
+                let mesh_name = self.scene.nodes[node].name.clone();
+                let mesh_world = pose_by_name
+                    .get(&mesh_name)
+                    .copied()
+                    .unwrap_or_else(|| M4::from_glam(&self.scene.global_transform(node)));
+                let Some(bone_world) = bind.or_else(|| world(&self.scene, &bone)) else {
+                    continue;
+                };
+                let offset = bone_world.inverse().mul(&mesh_world);
+                if !offset.is_finite() {
+                    continue;
+                }
+                let from = if bind.is_some() || pose_by_name.contains_key(&bone) {
+                    "the bind pose"
+                } else {
+                    "the bone's transform at rest"
+                };
+                for b in self.scene.meshes[mi]
+                    .bones
+                    .iter_mut()
+                    .filter(|b| b.name == bone)
+                {
+                    b.offset_matrix = offset.to_glam();
+                }
+                let what = format!("bone '{bone}' of mesh '{mesh_name}'");
+                self.warn(
+                    Warning::new(
+                        codes::CLUSTER_BIND_RECOVERED,
+                        format!("{what}: its skin cluster has no Transform; the offset is computed from {from}"),
+                    )
+                    .at(what),
+                );
+            }
+        }
     }
 
     /// One cluster: its matrices, indices and weights checked, its bone found; `None` (with
@@ -61,12 +160,20 @@ impl<'a> Converter<'_, '_, 'a> {
         };
         // The offset is the cluster's `Transform` (as Assimp 5.2 takes it); `TransformLink`
         // (the bone's bind pose) is not needed for it, so a cluster without one is kept, as
-        // ufbx keeps it (Assimp refuses the file).
-        let Some(transform) = matrix("Transform") else {
-            self.warn(dropped(format!(
-                "{d}: Transform missing or not 16 numbers; cluster ignored"
-            )));
-            return None;
+        // ufbx keeps it (Assimp refuses the file). Without `Transform` the offset is computed
+        // from the bind pose once the nodes exist (`recover_binds`).
+        let (transform, recovered) = match (n.child("Transform"), matrix("Transform")) {
+            (_, Some(t)) => (t, None),
+            (None, None) => (
+                M4::IDENTITY,
+                Some(matrix("TransformLink").filter(M4::is_finite)),
+            ),
+            (Some(_), None) => {
+                self.warn(dropped(format!(
+                    "{d}: Transform is not 16 numbers; cluster ignored"
+                )));
+                return None;
+            }
         };
         if !transform.is_finite() {
             self.warn(dropped(format!(
@@ -142,6 +249,7 @@ impl<'a> Converter<'_, '_, 'a> {
             indices,
             weights,
             transform,
+            recovered,
         })
     }
 }
