@@ -30,6 +30,9 @@ pub const STALE_OUTPUT_KEPT: &str = "pipeline.stale-output-kept";
 pub const UNITS_UNKNOWN: &str = "pipeline.units-unknown";
 /// `--up`/`--forward` was given and the file declares no axes (OBJ): Y up, Z front assumed.
 pub const AXES_UNKNOWN: &str = "pipeline.axes-unknown";
+/// The classic layout left out helper bones (a node that needs two offset matrices): their
+/// vertices were bound to the nodes' own bones (`docs/animation.md`).
+pub const CLASSIC_HELPER_BONES: &str = "pipeline.classic-helper-bones";
 /// A classic `.mesh` stores no offset matrices: they were assumed (`docs/animation.md`).
 pub const CLASSIC_OFFSETS_ASSUMED: &str = "load.classic-offsets-assumed";
 

@@ -69,8 +69,10 @@ pub(crate) fn mesh_file_name(loaded: &Loaded) -> String {
 /// the model.
 #[derive(Debug)]
 pub(crate) enum MeshStream {
-    /// The classic layout, written from the model's arrays (`classic::write_mesh_to`).
-    Classic,
+    /// The classic layout, written from the model's arrays (`classic::write_mesh_to`):
+    /// `loaded.model`, or its classic bone list when it has helper bones
+    /// ([`kiln_extract::classic_model`]).
+    Classic(Option<kiln_format::Model>),
     /// The kiln layout, checked and encoded section by section (`kiln::MeshFile`).
     Kiln(kiln_format::kiln::MeshFile),
 }
@@ -83,7 +85,9 @@ impl MeshStream {
         out: &mut impl std::io::Write,
     ) -> std::io::Result<()> {
         match self {
-            MeshStream::Classic => kiln_format::classic::write_mesh_to(&loaded.model, out),
+            MeshStream::Classic(m) => {
+                kiln_format::classic::write_mesh_to(m.as_ref().unwrap_or(&loaded.model), out)
+            }
             MeshStream::Kiln(file) => file.write_to(out),
         }
     }
@@ -91,7 +95,9 @@ impl MeshStream {
     /// The mesh's bytes, as [`MeshStream::write_to`] writes them.
     fn into_bytes(self, loaded: &Loaded) -> Vec<u8> {
         match self {
-            MeshStream::Classic => kiln_format::classic::write_mesh(&loaded.model),
+            MeshStream::Classic(m) => {
+                kiln_format::classic::write_mesh(m.as_ref().unwrap_or(&loaded.model))
+            }
             MeshStream::Kiln(file) => file.into_bytes(),
         }
     }
@@ -137,8 +143,28 @@ pub(crate) fn encode_parts(
     };
     let mut files = Vec::with_capacity(1 + loaded.clips.len());
     let mesh_name = mesh_file_name(loaded);
+    let mut warnings = Vec::new();
     let mesh = match options.layout {
-        Layout::Classic => MeshStream::Classic,
+        Layout::Classic => {
+            // One bone per node, as the original tool wrote: the helper bones carry offsets
+            // the classic file cannot store.
+            let classic = kiln_extract::classic_model(&loaded.model).map(|(model, left_out)| {
+                warnings.push(
+                    Warning::new(
+                        codes::CLASSIC_HELPER_BONES,
+                        format!(
+                            "classic layout: {left_out} helper bone(s) for nodes that need two \
+                             offset matrices left out, their vertices bound to the nodes' own \
+                             bones (the classic file stores no offsets; --layout kiln draws \
+                             them exactly)"
+                        ),
+                    )
+                    .at(mesh_name.clone()),
+                );
+                model
+            });
+            MeshStream::Classic(classic)
+        }
         Layout::Kiln => {
             let offsets = loaded.offsets_or_identity();
             let file = kiln_format::kiln::encode_mesh(
@@ -162,7 +188,10 @@ pub(crate) fn encode_parts(
     });
     for (clip, file) in loaded.clips.iter().zip(&loaded.clip_files) {
         let bytes = match options.layout {
-            Layout::Classic => kiln_format::classic::write_clip(clip),
+            Layout::Classic => match kiln_extract::classic_clip(clip, &loaded.model) {
+                Some(c) => kiln_format::classic::write_clip(&c),
+                None => kiln_format::classic::write_clip(clip),
+            },
             Layout::Kiln => {
                 kiln_format::kiln::write_clip(clip).map_err(|source| Error::Encode {
                     file: file.clone(),
@@ -175,11 +204,5 @@ pub(crate) fn encode_parts(
             bytes,
         });
     }
-    Ok((
-        Encoded {
-            files,
-            warnings: Vec::new(),
-        },
-        mesh,
-    ))
+    Ok((Encoded { files, warnings }, mesh))
 }

@@ -131,12 +131,20 @@ fn one_clip_file_per_animation_with_safe_unique_names() {
         (clip.frame_count, clip.frame_rate, clip.duration),
         (11, 24.0, 10.0)
     );
-    // Every bone, helpers included: 5 nodes and b's rigid helper (the prop on b, whose bone the
-    // skin moved).
+    // Every node's bone, the original tool's list: not b's rigid helper (the prop on b, whose
+    // bone the skin moved), which only the kiln layout keeps.
     let bones: Vec<&str> = clip.tracks.iter().map(|t| t.bone_name.as_str()).collect();
-    assert_eq!(
-        bones,
-        ["RootNode", "Armature", "a", "b", "body", "b$kiln_rigid"]
+    assert_eq!(bones, ["RootNode", "Armature", "a", "b", "body"]);
+    let (_, kiln) = convert(&scene(), None, Layout::Kiln);
+    let view = kiln::format::kiln::ClipView::parse(&kiln.files[2].bytes).unwrap();
+    assert_eq!(view.track_count(), 6, "the kiln layout keeps b$kiln_rigid");
+    assert!(
+        encoded
+            .warnings
+            .iter()
+            .any(|w| w.code == kiln::codes::CLASSIC_HELPER_BONES && w.message.contains("1 helper")),
+        "{:?}",
+        encoded.warnings
     );
     assert_eq!(
         kiln::extract::extract(&scene()).bone_sources[5],
@@ -145,8 +153,9 @@ fn one_clip_file_per_animation_with_safe_unique_names() {
     // b at frame 3: 3/7.5 of the way to 1 rad about z.
     let r = Quat::from_array(clip.tracks[3].keyframes[3].rotation);
     assert!(r.abs_diff_eq(Quat::from_rotation_z(0.4), 1e-6), "{r:?}");
-    // The helper's track is the identity.
-    let h = clip.tracks[5].keyframes[7];
+    // The helper's track (kiln layout) is the identity.
+    let kiln_clip = view.to_clip();
+    let h = kiln_clip.tracks[5].keyframes[7];
     assert_eq!(
         (h.translation, h.rotation, h.scale),
         ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3])
@@ -207,7 +216,9 @@ fn a_converted_mesh_and_its_clips_load_back_for_baking_in_both_layouts() {
         )
         .unwrap();
         assert_eq!(loaded.clips.len(), 3, "{layout:?}");
-        assert_eq!(loaded.model.bones.len(), 6);
+        // The classic file has the original tool's bone list, without b's rigid helper.
+        let bones = if layout == Layout::Classic { 5 } else { 6 };
+        assert_eq!(loaded.model.bones.len(), bones);
         let Baked {
             bake: baked,
             warnings,
@@ -220,10 +231,29 @@ fn a_converted_mesh_and_its_clips_load_back_for_baking_in_both_layouts() {
         )
         .unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!((baked.width, baked.height, baked.layers), (24, 11, 3));
+        assert_eq!(
+            (baked.width, baked.height, baked.layers),
+            (4 * bones as u32, 11, 3)
+        );
         // The offsets: stored in the kiln layout; assumed from the node for classic files,
         // which is exact here (the skin was bound in the nodes' pose).
-        for (b, o) in converted.offsets.iter().enumerate() {
+        for (b, o) in converted.offsets.iter().enumerate().take(bones) {
+            if layout == Layout::Classic && b == 3 {
+                // b carries the skin's offset and the rigid prop: without its helper bone the
+                // classic file cannot say both, and a reader assumes the prop's (the first
+                // part on b), with a warning. The kiln layout is exact.
+                assert_eq!(loaded.offsets[b], None);
+                assert!(
+                    loaded
+                        .warnings
+                        .iter()
+                        .any(|w| w.code == kiln::anim::codes::CLASSIC_OFFSET_CONFLICT
+                            && w.message.contains("'b'")),
+                    "{:?}",
+                    loaded.warnings
+                );
+                continue;
+            }
             match (o, loaded.offsets[b]) {
                 (Some(want), Some(got)) => {
                     let (want, got) = (Mat4::from_cols_array(want), Mat4::from_cols_array(&got));

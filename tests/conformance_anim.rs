@@ -8,7 +8,10 @@
 //! the processed scene at full precision. kiln's side: `kiln::load::from_scene` and `kiln::encode` on that scene
 //! (the `.mesh` and `.clip` files, classic layout, read back by kiln-format; each `.clip` also
 //! decoded independently from the layout text), the skeleton with the extracted offsets, the
-//! clips bound, the bake, and CPU skinning of every part at the frame. The other side
+//! clips bound, the bake, and CPU skinning of every part at the frame. The exact path reads
+//! the kiln-layout files (which store the offsets and keep the helper bones); the classic
+//! files (the original tool's bone list, one bone per node) give the *classic-file offsets*
+//! column, with the offsets a classic runtime must assume. The other side
 //! (`kiln_testkit::anim_eval`): Assimp's node animation interpolated at the frame's tick time,
 //! node globals composed up the tree, and `Σ w · global · offset · v` with the weights of
 //! Assimp's own `LimitBoneWeights` (`-lbw`). Both at the clips' own rate and resampled at 30
@@ -77,14 +80,17 @@ fn measure(scene: &Scene, limited: &Scene, rate: Option<f64>) -> Result<Measure,
         ..LoadOptions::default()
     };
     let loaded = kiln::load::from_scene(scene.clone(), Path::new("model"), &options);
-    let encoded = encode(
-        &loaded,
-        &EncodeOptions {
-            layout: Layout::Classic,
-            ..EncodeOptions::default()
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let encode_in = |layout| {
+        encode(
+            &loaded,
+            &EncodeOptions {
+                layout,
+                ..EncodeOptions::default()
+            },
+        )
+        .map_err(|e| e.to_string())
+    };
+    let (encoded, classic_encoded) = (encode_in(Layout::Kiln)?, encode_in(Layout::Classic)?);
     let bone_sources = kiln::extract::extract(scene).bone_sources;
     if loaded.clips.len() != scene.animations.len() {
         return Err(format!(
@@ -94,40 +100,59 @@ fn measure(scene: &Scene, limited: &Scene, rate: Option<f64>) -> Result<Measure,
             loaded.warnings
         ));
     }
-    let mesh_file = encoded
-        .files
-        .iter()
-        .find(|o| o.name == "model.mesh")
-        .ok_or("no model.mesh")?;
-    let model = kiln::format::classic::read_mesh(&mesh_file.bytes).map_err(|e| e.to_string())?;
+    let mesh_of = |e: &kiln::Encoded| {
+        e.files
+            .iter()
+            .find(|o| o.name == "model.mesh")
+            .map(|o| o.bytes.clone())
+            .ok_or("no model.mesh")
+    };
+    // The exact path: the kiln layout, which stores the offsets and keeps the helper bones.
+    let view_bytes = mesh_of(&encoded)?;
+    let view = kiln::format::kiln::MeshView::parse(&view_bytes).map_err(|e| e.to_string())?;
+    let model = view.to_model();
+    let offsets: Vec<Option<[f32; 16]>> = view.offset_matrices().into_iter().map(Some).collect();
+    // The classic files: the original tool's bone list, offsets assumed as a runtime must.
+    let classic_model =
+        kiln::format::classic::read_mesh(&mesh_of(&classic_encoded)?).map_err(|e| e.to_string())?;
     let mut clips = Vec::new();
+    let mut classic_clips = Vec::new();
     for clip in &loaded.clips {
         let file = encoded
             .files
             .iter()
             .filter(|o| o.name.ends_with(".clip"))
+            .filter_map(|o| kiln::format::kiln::ClipView::parse(&o.bytes).ok())
+            .map(|v| v.to_clip())
+            .find(|c| c.name == clip.name)
+            .ok_or_else(|| format!("no kiln .clip file for '{}'", clip.name))?;
+        clips.push(file);
+        let file = classic_encoded
+            .files
+            .iter()
+            .filter(|o| o.name.ends_with(".clip"))
             .find(|o| kiln::format::classic::read_clip(&o.bytes).is_ok_and(|c| c.name == clip.name))
-            .ok_or_else(|| format!("no .clip file for '{}'", clip.name))?;
+            .ok_or_else(|| format!("no classic .clip file for '{}'", clip.name))?;
         let read = kiln::format::classic::read_clip(&file.bytes).map_err(|e| e.to_string())?;
         let decoded = classic::decode_clip(&file.bytes)?;
-        check_decoded(&read, &decoded, &model)?;
-        clips.push(read);
+        check_decoded(&read, &decoded, &classic_model)?;
+        classic_clips.push(read);
     }
 
-    let skeleton = Skeleton::new(&model.bones, &loaded.offsets).map_err(|e| e.to_string())?;
-    let classic = classic_offsets(&model);
+    let skeleton = Skeleton::new(&model.bones, &offsets).map_err(|e| e.to_string())?;
+    let classic = classic_offsets(&classic_model);
     let classic_skeleton =
-        Skeleton::new(&model.bones, &classic.offsets).map_err(|e| e.to_string())?;
+        Skeleton::new(&classic_model.bones, &classic.offsets).map_err(|e| e.to_string())?;
     let mut bound = Vec::new();
     let mut bound_classic = Vec::new();
-    for c in &clips {
+    for (c, cc) in clips.iter().zip(&classic_clips) {
         let (b, warnings) = AnimationClip::bind(&skeleton, c).map_err(|e| e.to_string())?;
         if !warnings.is_empty() {
             return Err(format!("binding '{}': {warnings:?}", c.name));
         }
         bound.push(b);
         bound_classic.push(
-            AnimationClip::bind(&classic_skeleton, c)
+            AnimationClip::bind(&classic_skeleton, cc)
                 .map_err(|e| e.to_string())?
                 .0,
         );
@@ -149,7 +174,7 @@ fn measure(scene: &Scene, limited: &Scene, rate: Option<f64>) -> Result<Measure,
     }
     let mut m = Measure::default();
     let mut pal = vec![Mat4::ZERO; skeleton.len()];
-    let mut pal_classic = vec![Mat4::ZERO; skeleton.len()];
+    let mut pal_classic = vec![Mat4::ZERO; classic_skeleton.len()];
     let mut pose = Pose::new(&skeleton);
     let mut kiln_positions = Vec::new();
     let mut classic_positions = Vec::new();
@@ -178,7 +203,9 @@ fn measure(scene: &Scene, limited: &Scene, rate: Option<f64>) -> Result<Measure,
                 &mut pal_classic,
             )
             .map_err(|e| e.to_string())?;
-            for (part, &(node, mesh)) in model.meshes.iter().zip(&parts) {
+            for ((part, classic_part), &(node, mesh)) in
+                model.meshes.iter().zip(&classic_model.meshes).zip(&parts)
+            {
                 if part.name != limited.nodes[node].name {
                     return Err(format!(
                         "part '{}' where the reference has node '{}'",
@@ -191,7 +218,7 @@ fn measure(scene: &Scene, limited: &Scene, rate: Option<f64>) -> Result<Measure,
                 classic_positions.resize(part.vertices.len(), [0f32; 3]);
                 skin_positions(&pal, &part.vertices, &mut kiln_positions)
                     .map_err(|e| e.to_string())?;
-                skin_positions(&pal_classic, &part.vertices, &mut classic_positions)
+                skin_positions(&pal_classic, &classic_part.vertices, &mut classic_positions)
                     .map_err(|e| e.to_string())?;
                 for ((k, cl), r) in kiln_positions
                     .iter()

@@ -5,7 +5,9 @@
 //!   texture block per bone needs them), mesh parts, the top-4 skin weights, Assimp's skin
 //!   offsets, and materials: the original tool's `Read*Data`, with its faults fixed;
 //! - [`extract_clips`]: one [`kiln_format::Clip`] per scene animation, every bone resampled at
-//!   every frame, and [`clip_file_names`] for the files they are written to.
+//!   every frame, and [`clip_file_names`] for the files they are written to;
+//! - [`classic_model`] and [`classic_clip`]: the same without the helper bones, the original
+//!   tool's one bone per node, for the classic layout, which stores no offsets.
 //!
 //! It does not encode files (that is `kiln-format`), read model files (the importers), or
 //! sample, bake or skin at run time (that is `kiln-anim`, the runtime an engine embeds, which
@@ -54,10 +56,12 @@ fn par_map<T: Sync, O: Send>(items: &[T], f: impl Fn(&T) -> O + Sync + Send) -> 
     items.iter().map(f).collect()
 }
 
+pub mod classic;
 pub mod clip;
 pub mod codes;
 pub mod extract;
 
+pub use classic::{classic_clip, classic_model, is_helper_bone};
 pub use clip::{
     ClipError, ClipOptions, ExtractedClip, clip_file_names, extract_clip, extract_clips,
 };
