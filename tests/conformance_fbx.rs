@@ -1,6 +1,6 @@
 //! Conformance with real Assimp 5.2 on every FBX of the Assimp test corpus, and on FBX files
 //! kiln generates (the `kiln demo` sample, a skinned and animated character, a cube whose only
-//! animation moves a blend shape's weight).
+//! animation moves a blend shape's weight, an ASCII quad with `1.#INF`-style numbers).
 //!
 //! For each `.fbx` under `/usr/share/assimp/models`:
 //! 1. **raw**: kiln's import must equal Assimp's raw import (`assimp dump FILE -b`, every float
@@ -514,6 +514,9 @@ fn generated_fixtures(dir: &Path) -> Vec<std::path::PathBuf> {
     let features = dir.join("generated_features.fbx");
     std::fs::write(&features, fixtures::fbx::feature_file()).unwrap();
     out.push(features);
+    let spellings = dir.join("generated_msvc_spellings.fbx");
+    std::fs::write(&spellings, fixtures::fbx::msvc_spellings_file()).unwrap();
+    out.push(spellings);
     for (name, ranged) in [
         ("generated_morph_only.fbx", true),
         ("generated_morph_only_unranged.fbx", false),

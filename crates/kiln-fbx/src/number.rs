@@ -1,6 +1,6 @@
-//! Numbers in ASCII FBX: integers, decimals (`1`, `-0.5`, `1.19e-07`, `.5`, `5.`), and the
-//! Windows C runtime's spellings of non-finite values that some exporters print (`1.#INF`,
-//! `-1.#IND`, `1.#QNAN`), besides `inf`/`nan`.
+//! Numbers in ASCII FBX: integers, decimals (`1`, `-0.5`, `1.19e-07`, `.5`, `5.`), `inf`/`nan`
+//! and the C libraries' other spellings of them, and the Windows C runtime's `1.#INF`,
+//! `-1.#IND`, `1.#QNAN` (read as Assimp reads them: the number before the `#`).
 
 use alloc::string::ToString;
 
@@ -140,7 +140,10 @@ pub(crate) fn array_text_end(text: &[u8]) -> Option<usize> {
     }
 }
 
-/// The non-finite value of a `1.#INF`-style token, if it is one.
+/// The value of a `1.#INF`-style token (the Windows C runtime's spellings of infinity and NaN:
+/// `1.#INF`, `-1.#IND`, `1.#QNAN`, `1.#SNAN`, with trailing digits as `printf` pads them), if
+/// it is one: the number before the `#`, as Assimp 5.2 reads it (`fast_atof` stops at the
+/// `#`), so a file Assimp reads gives its result. ufbx reads them as infinity and NaN.
 fn msvc_special(tok: &[u8]) -> Option<f64> {
     let hash = memchr::memchr(b'#', tok)?;
     let (sign, digits) = match tok.first()? {
@@ -157,16 +160,11 @@ fn msvc_special(tok: &[u8]) -> Option<f64> {
         return None;
     }
     let word = &tail[..word_len];
-    if word.eq_ignore_ascii_case(b"INF") {
-        Some(sign * f64::INFINITY)
-    } else if [&b"IND"[..], b"QNAN", b"SNAN", b"NAN"]
+    let known = [&b"INF"[..], b"IND", b"QNAN", b"SNAN", b"NAN"]
         .iter()
-        .any(|w| word.eq_ignore_ascii_case(w))
-    {
-        Some(f64::NAN)
-    } else {
-        None
-    }
+        .any(|w| word.eq_ignore_ascii_case(w));
+    let prefix: f64 = core::str::from_utf8(digits).ok()?.parse().ok()?;
+    known.then_some(sign * prefix)
 }
 
 /// The NaN of a C library's spellings Rust's parser does not take: `snan`, `qnan`, `nan(…)`
@@ -190,8 +188,8 @@ fn c_nan(tok: &[u8]) -> Option<f64> {
     (is_nan && tail_ok).then_some(f64::NAN)
 }
 
-/// A decimal token as f64 (correctly rounded), or one of the spellings of infinity and NaN C
-/// libraries print (`inf`, `-nan(ind)`, `1.#INF`, `1.#QNAN`, …).
+/// A decimal token as f64 (correctly rounded), one of the spellings of infinity and NaN C
+/// libraries print (`inf`, `-nan(ind)`, `snan`, …), or a `1.#INF`-style token (its number).
 pub(crate) fn parse_f64(tok: &[u8]) -> Result<f64, ErrorKind> {
     if let Some(v) = core::str::from_utf8(tok)
         .ok()
@@ -295,10 +293,12 @@ mod tests {
 
     #[test]
     fn msvc_spellings_of_non_finite_values() {
-        assert_eq!(parse_f64(b"1.#INF"), Ok(f64::INFINITY));
-        assert_eq!(parse_f64(b"-1.#INF00"), Ok(f64::NEG_INFINITY));
-        assert!(parse_f64(b"-1.#IND").unwrap().is_nan());
-        assert!(parse_f64(b"1.#QNAN").unwrap().is_nan());
+        // As Assimp 5.2 reads them (checked against it): the number before the `#`.
+        assert_eq!(parse_f64(b"1.#INF"), Ok(1.0));
+        assert_eq!(parse_f64(b"-1.#INF00"), Ok(-1.0));
+        assert_eq!(parse_f64(b"-1.#IND"), Ok(-1.0));
+        assert_eq!(parse_f64(b"1.#QNAN"), Ok(1.0));
+        assert_eq!(parse_f32(b"1.#SNAN0"), Ok(1.0));
         assert!(parse_f64(b"1.#XYZ").is_err());
         assert!(parse_f64(b"#INF").is_err());
     }

@@ -125,7 +125,7 @@ fn fbx7_ascii_reads_like_a_binary_file() {
         .unwrap()
         .f32_values()
         .unwrap();
-    assert_eq!(&*values, &[0.1f32, f32::INFINITY]);
+    assert_eq!(&*values, &[0.1f32, 1.0], "1.#INF as Assimp reads it");
 
     let content = objects
         .require_child("Video")
@@ -387,7 +387,8 @@ fn ascii_arrays_with_comments_and_c_spellings_of_nan() {
     assert_eq!(v.len(), 6);
     assert_eq!((v[0], v[1]), (-0.5, 0.5));
     assert!(v[2].is_nan() && v[3].is_nan() && v[4].is_nan());
-    assert_eq!(v[5], f64::INFINITY);
+    // `1.#INF` as Assimp 5.2 reads it: the number before the `#`.
+    assert_eq!(v[5], 1.0);
     let idx = g
         .require_child("PolygonVertexIndex")
         .unwrap()
