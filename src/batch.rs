@@ -1233,7 +1233,7 @@ fn commit(
         .collect();
     for f in &fixed {
         if state.taken(out_dir, f, &me, &manifest_name, None) {
-            let full = out_dir.join(f);
+            let full = out_dir.join(kiln_scene::names::to_path(f));
             let other = state
                 .claims
                 .get(&claim_key(&full))
@@ -1303,12 +1303,18 @@ fn commit(
             } else {
                 OutputKind::Clip
             };
-            write(&out_dir.join(file), kind, bytes, None, &mut written)?;
+            write(
+                &out_dir.join(kiln_scene::names::to_path(file)),
+                kind,
+                bytes,
+                None,
+                &mut written,
+            )?;
         }
         for (file, t) in &texture_files {
             // Converting into the source folder: a texture that is its own output is left as
             // it is, and not listed as an output (so no later run ever removes a source file).
-            let target = normalize(&absolute(&out_dir.join(file)));
+            let target = normalize(&absolute(&out_dir.join(kiln_scene::names::to_path(file))));
             if t.from
                 .as_deref()
                 .is_some_and(|f| normalize(&absolute(f)) == target)
@@ -1316,7 +1322,7 @@ fn commit(
                 continue;
             }
             write(
-                &out_dir.join(file),
+                &out_dir.join(kiln_scene::names::to_path(file)),
                 OutputKind::Texture,
                 &t.bytes,
                 Some(&t.hash),

@@ -184,7 +184,10 @@ pub(crate) fn encode_parts(
     };
     files.push(OutputFile {
         name: format!("{name}.xml"),
-        bytes: kiln_format::xml::write_materials(&materials).into_bytes(),
+        // Names and texture paths as the bytes the model file had (`kiln_scene::names`), as
+        // the original tool wrote them.
+        bytes: kiln_scene::names::to_bytes(&kiln_format::xml::write_materials(&materials))
+            .into_owned(),
     });
     for (clip, file) in loaded.clips.iter().zip(&loaded.clip_files) {
         let bytes = match options.layout {

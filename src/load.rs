@@ -723,7 +723,7 @@ impl Loaded {
     ) -> Result<(Option<PathBuf>, Vec<u8>), TextureError> {
         match texture {
             TextureSource::Beside(name) => {
-                let file = self.dir.join(name);
+                let file = self.dir.join(kiln_scene::names::to_path(name));
                 match files.read(&file) {
                     Ok(bytes) => Ok((Some(file), bytes)),
                     Err(source) => Err(TextureError::Unreadable {
@@ -753,10 +753,10 @@ impl Loaded {
         }
         let source_dir = self.path.parent().unwrap_or(Path::new("."));
         let written = tex.path.replace('\\', "/");
-        let mut looked = vec![source_dir.join(&written)];
+        let mut looked = vec![source_dir.join(kiln_scene::names::to_path(&written))];
         let bare = texture_file_name(&tex.path);
         if bare != written {
-            looked.push(source_dir.join(bare));
+            looked.push(source_dir.join(kiln_scene::names::to_path(bare)));
         }
         for c in &looked {
             if let Ok(bytes) = files.read(c) {

@@ -207,7 +207,7 @@ impl Prepared {
         .map_err(|e| Error::Write(e).with_path(&target))?;
         written.push(target);
         for o in &self.encoded.files {
-            let target = out_dir.join(&o.name);
+            let target = out_dir.join(kiln_scene::names::to_path(&o.name));
             write_atomically(&target, &o.bytes).map_err(|e| Error::Write(e).with_path(&target))?;
             written.push(target);
         }

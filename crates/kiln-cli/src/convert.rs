@@ -182,8 +182,15 @@ fn usage(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 /// A line on standard error; a closed standard error is not worth a panic.
+/// One line to standard error; name bytes that are not UTF-8 shown as `\xNN`
+/// (`kiln::scene::names`).
 fn err_line(args: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr().lock(), "{args}");
+    let text = args.to_string();
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{}",
+        kiln::scene::names::escaped(&text)
+    );
 }
 
 impl ConvertArgs {

@@ -1,6 +1,7 @@
 //! Standard output without panics: `println!` panics when the write fails, as it does on a pipe
 //! whose reader has gone (`kiln inspect FILE | head -1`). Everything the commands print goes
-//! through [`out`] (the [`outln!`] and [`outp!`] macros) or [`out_bytes`] instead.
+//! through [`out`] (the [`outln!`] and [`outp!`] macros) or [`out_bytes`] instead. Text
+//! shows name bytes that are not UTF-8 as `\xNN`.
 //!
 //! A closed pipe ends the process quietly with status 0, as `ripgrep` does: the reader has
 //! what it wanted. Any other write error prints one line, `kiln: error: cannot write to
@@ -12,8 +13,15 @@ use std::io::{self, Write};
 /// Prints `args` to standard output and flushes it (so that nothing is left in the buffer to
 /// fail unseen at exit); see the module for what a failed write does.
 pub fn out(args: fmt::Arguments<'_>) {
+    // Name bytes that are not UTF-8 (kept as private characters, `kiln::scene::names`) are
+    // shown as `\xNN`.
+    let text = args.to_string();
+    let text = kiln::scene::names::escaped(&text);
     let mut stdout = io::stdout().lock();
-    if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         fail(&e);
     }
 }

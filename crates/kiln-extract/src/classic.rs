@@ -175,6 +175,18 @@ mod tests {
     }
 
     #[test]
+    fn the_scene_and_the_format_agree_on_name_bytes() {
+        // kiln-format mirrors kiln_scene::names (it does not depend on the scene crate).
+        assert_eq!(kiln_format::names::BYTE_BASE, kiln_scene::names::BYTE_BASE);
+        for b in 0..=255u8 {
+            let raw = [b'a', b, b'z'];
+            let scene = kiln_scene::names::from_bytes(&raw);
+            assert_eq!(kiln_format::names::from_bytes(&raw).as_deref(), Ok(&*scene));
+            assert_eq!(&*kiln_format::names::to_bytes(&scene), &raw);
+        }
+    }
+
+    #[test]
     fn helpers_are_told_by_name_and_parent() {
         let m = model();
         let helpers: Vec<bool> = (0..5).map(|i| is_helper_bone(&m, i)).collect();

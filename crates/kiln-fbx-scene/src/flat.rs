@@ -46,7 +46,7 @@ fn model_name(v: Option<&OwnedValue>) -> Option<String> {
 /// The binary form (`Name\0\x01Class`) of `Class::Name`.
 fn binary_name(class_name: &str) -> OwnedValue {
     let (class, name) = class_name.split_once("::").unwrap_or(("", class_name));
-    let mut b = name.as_bytes().to_vec();
+    let mut b = kiln_scene::names::to_bytes(name).into_owned();
     b.extend_from_slice(&[0, 1]);
     b.extend_from_slice(class.as_bytes());
     OwnedValue::String(b)
@@ -58,7 +58,7 @@ fn child<'n>(n: &'n OwnedNode, name: &str) -> Option<&'n OwnedNode> {
 
 fn string_of(n: &OwnedNode) -> Option<String> {
     match n.properties.first()? {
-        OwnedValue::String(s) => Some(String::from_utf8_lossy(s).into_owned()),
+        OwnedValue::String(s) => Some(kiln_scene::names::from_bytes(s).into_owned()),
         _ => None,
     }
 }

@@ -45,7 +45,7 @@ impl<'d, 'a> Object<'d, 'a> {
     pub fn class(&self, legacy: bool) -> String {
         let idx = if legacy { 1 } else { 2 };
         match self.node.value(idx) {
-            Some(Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
+            Some(Value::String(s)) => kiln_scene::names::from_bytes(s).into_owned(),
             _ => String::new(),
         }
     }
@@ -55,19 +55,19 @@ impl<'d, 'a> Object<'d, 'a> {
 pub fn normalize_name(s: &[u8]) -> String {
     if let Some(i) = s.windows(2).position(|w| w == [0, 1]) {
         let (name, class) = (&s[..i], &s[i + 2..]);
-        let mut out = String::from_utf8_lossy(class).into_owned();
+        let mut out = kiln_scene::names::from_bytes(class).into_owned();
         out.push_str("::");
-        out.push_str(&String::from_utf8_lossy(name));
+        out.push_str(&kiln_scene::names::from_bytes(name));
         out
     } else {
-        String::from_utf8_lossy(s).into_owned()
+        kiln_scene::names::from_bytes(s).into_owned()
     }
 }
 
 /// The first value of `scope`'s child `name`, when it is a string (lossy UTF-8).
 pub(crate) fn string_child(scope: &Node<'_, '_>, name: &str) -> Option<String> {
     match scope.child(name)?.value(0)? {
-        Value::String(s) => Some(String::from_utf8_lossy(s).into_owned()),
+        Value::String(s) => Some(kiln_scene::names::from_bytes(s).into_owned()),
         _ => None,
     }
 }
@@ -263,7 +263,7 @@ impl<'d, 'a> Graph<'d, 'a> {
             };
             let property = if kind == "OP" {
                 match c.value(3) {
-                    Some(Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
+                    Some(Value::String(s)) => kiln_scene::names::from_bytes(s).into_owned(),
                     _ => String::new(),
                 }
             } else {
@@ -480,7 +480,7 @@ impl<'d, 'a> Prop<'d, 'a> {
     pub fn as_string(&self) -> Option<String> {
         (self.kind() == PropKind::String).then_some(())?;
         match self.value(0)? {
-            Value::String(s) => Some(String::from_utf8_lossy(s).into_owned()),
+            Value::String(s) => Some(kiln_scene::names::from_bytes(s).into_owned()),
             _ => None,
         }
     }
@@ -554,7 +554,7 @@ impl<'d, 'a> Props<'d, 'a> {
             let Some(Value::String(s)) = p.value(0) else {
                 continue;
             };
-            let name = String::from_utf8_lossy(s).into_owned();
+            let name = kiln_scene::names::from_bytes(s).into_owned();
             if name.is_empty() || out.iter().any(|(n, _)| *n == name) {
                 continue;
             }

@@ -51,12 +51,13 @@ pub enum WriteError {
     Encode(#[from] kiln_fbx::Error),
 }
 
+/// A string value: names and paths as the bytes they came from (`kiln_scene::names`).
 fn s(v: &str) -> OwnedValue {
-    OwnedValue::string(v)
+    OwnedValue::String(kiln_scene::names::to_bytes(v).into_owned())
 }
 
 fn name_class(name: &str, class: &str) -> OwnedValue {
-    let mut b = name.as_bytes().to_vec();
+    let mut b = kiln_scene::names::to_bytes(name).into_owned();
     b.extend_from_slice(&[0, 1]);
     b.extend_from_slice(class.as_bytes());
     OwnedValue::String(b)

@@ -227,3 +227,24 @@ fn damaged_key_lists_keep_what_precedes_the_damage() {
         s.warnings
     );
 }
+
+#[test]
+fn names_that_are_not_utf8_keep_their_bytes() {
+    // A Latin-1 model name in a binary file: the scene keeps its bytes, the writer writes them.
+    let mut scene = tube();
+    let arm = scene.find_node("Armature").unwrap();
+    scene.nodes[arm].name = kiln_scene::names::from_bytes(b"Sk\xe9lett").into_owned();
+    let bytes = kiln_fbx_scene::write_fbx(&scene, &Default::default()).unwrap();
+    assert!(bytes.windows(7).any(|w| w == b"Sk\xe9lett"));
+    let back = kiln_fbx_scene::import(&bytes).unwrap();
+    let node = back
+        .nodes
+        .iter()
+        .find(|n| &*kiln_scene::names::to_bytes(&n.name) == b"Sk\xe9lett")
+        .expect("the node keeps its bytes");
+    assert_eq!(kiln_scene::names::escaped(&node.name), "Sk\\xE9lett");
+    // The same through FBX 6.1, where objects and takes are found by these names.
+    let s61 = kiln_fbx_scene::import(&fbx61(&scene)).unwrap();
+    assert!(s61.warnings.is_empty(), "{:?}", s61.warnings);
+    assert!(s61.nodes.iter().any(|n| n.name == node.name));
+}

@@ -1,7 +1,8 @@
 //! The classic `.mesh` and `.clip` layout, byte-compatible with the original tool's
 //! `WriteModelFile` and `WriteAnimationData`.
 //!
-//! All little-endian; `str` is a `u32` byte length followed by that many UTF-8 bytes.
+//! All little-endian; `str` is a `u32` byte length followed by that many bytes: UTF-8, or the
+//! bytes the model file had where its names are not UTF-8 ([`crate::names`]).
 //! ```text
 //! .mesh  u32 boneCount; boneCount × { i32 index; i32 parent; str name; f32[16] transform }
 //!        u32 meshCount; meshCount × { str name; u32 vertexCount; Vertex[vertexCount];
@@ -14,7 +15,8 @@
 //! An empty array is its zero count alone (the original wrote `&v[0]` of an empty vector).
 //!
 //! The readers accept exactly this layout: a file with bytes after the last mesh or track, a
-//! count or length that runs past the end, or a name that is not UTF-8 is an error. They check
+//! count or length that runs past the end, or a name whose UTF-8 holds one of the 256
+//! characters that stand for bytes ([`crate::names`]) is an error. They check
 //! every count against the bytes left before allocating (a record in memory is at most ~6× its
 //! smallest encoding, so a file of `n` bytes costs at most ~8n bytes of heap).
 //! `write(read(bytes)) == bytes` for every file they accept.
@@ -113,17 +115,17 @@ fn mesh_len(model: &Model) -> usize {
     let bones: usize = model
         .bones
         .iter()
-        .map(|b| MIN_BONE_SIZE + b.name.len())
+        .map(|b| MIN_BONE_SIZE + str_len(&b.name))
         .sum();
     let meshes: usize = model
         .meshes
         .iter()
         .map(|m| {
             MIN_MESH_SIZE
-                + m.name.len()
+                + str_len(&m.name)
                 + m.vertices.len() * VERTEX_SIZE
                 + m.indices.len() * 4
-                + m.material_name.len()
+                + str_len(&m.material_name)
         })
         .sum();
     4 + bones + 4 + meshes
@@ -135,9 +137,9 @@ fn clip_len(clip: &Clip) -> usize {
     let tracks: usize = clip
         .tracks
         .iter()
-        .map(|t| MIN_TRACK_SIZE + t.bone_name.len() + t.keyframes.len() * KEYFRAME_SIZE)
+        .map(|t| MIN_TRACK_SIZE + str_len(&t.bone_name) + t.keyframes.len() * KEYFRAME_SIZE)
         .sum();
-    4 + clip.name.len() + 4 + 4 + 4 + 4 + tracks
+    4 + str_len(&clip.name) + 4 + 4 + 4 + 4 + tracks
 }
 
 #[cfg(feature = "write")]
@@ -151,10 +153,22 @@ fn put_i32(out: &mut impl Sink, v: i32) {
     out.put(&v.to_le_bytes());
 }
 
+/// The bytes [`put_str`] writes for a name (without its length).
+#[cfg(feature = "write")]
+fn str_len(s: &str) -> usize {
+    s.len()
+        - 3 * s
+            .chars()
+            .filter(|&c| crate::names::byte_of(c).is_some())
+            .count()
+}
+
 #[cfg(feature = "write")]
 fn put_str(out: &mut impl Sink, s: &str) {
-    put_count(out, s.len());
-    out.put(s.as_bytes());
+    // A name's bytes as the model file had them ([`crate::names`]).
+    let bytes = crate::names::to_bytes(s);
+    put_count(out, bytes.len());
+    out.put(&bytes);
 }
 
 /// Appends items made only of 4-byte words (`f32`, `u32`, [`Vertex`], [`Keyframe`]) in
@@ -366,13 +380,10 @@ impl<'a> Reader<'a> {
         }
         let start = self.pos;
         let raw = self.take(length as usize, element)?;
-        match core::str::from_utf8(raw) {
-            Ok(s) => Ok(String::from(s)),
-            Err(e) => Err(FormatError::InvalidUtf8 {
-                element,
-                offset: start + e.valid_up_to(),
-            }),
-        }
+        crate::names::from_bytes(raw).map_err(|at| FormatError::InvalidUtf8 {
+            element,
+            offset: start + at,
+        })
     }
 
     fn finish(&self, after: &'static str) -> Result<(), FormatError> {

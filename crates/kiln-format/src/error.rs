@@ -119,8 +119,10 @@ pub enum FormatError {
         /// Bytes left after the count.
         left: usize,
     },
-    /// A name is not UTF-8; `offset` is the first invalid byte.
-    #[error("{element}: invalid UTF-8 at offset {offset}")]
+    /// A name's UTF-8 holds a character that stands for a byte (`U+10FF00..=U+10FFFF`, which
+    /// [`crate::names`] reserves), so it could not be written back as it was; `offset` is its
+    /// first byte.
+    #[error("{element}: reserved character U+10FFxx at offset {offset}")]
     InvalidUtf8 {
         /// The string field.
         element: Element,

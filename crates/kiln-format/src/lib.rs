@@ -37,6 +37,7 @@ pub mod error;
 #[cfg(target_endian = "little")]
 pub mod kiln;
 pub mod model;
+pub mod names;
 #[cfg(feature = "write")]
 mod sink;
 #[cfg(feature = "std")]

@@ -16,7 +16,7 @@
 //!   kept as 1- and 2-index faces; one UV channel, vertex colours, normals when referenced.
 //! - MTL colours, shininess, opacity and texture maps into [`kiln_scene::Material`]; other MTL
 //!   values into `Material::properties` under their keyword.
-//! - Text in UTF-8, UTF-16 with a BOM (converted), names in Windows-1252 when not UTF-8;
+//! - Text in UTF-8, UTF-16 with a BOM (converted), names that are not UTF-8 kept byte for byte (`kiln_scene::names`);
 //!   numbers in Assimp's `fast_atof` forms.
 //! - Non-fatal findings as [`kiln_scene::Warning`]s with this crate's [`codes`].
 //!

@@ -75,7 +75,7 @@ pub fn parse_at(path: &Path, bytes: &[u8], files: &mut dyn Files) -> Result<Scen
             candidates.push(lib.replace('\\', "/"));
         }
         for c in candidates {
-            if let Ok(data) = files.read(&dir.join(&c)) {
+            if let Ok(data) = files.read(&dir.join(kiln_scene::names::to_path(&c))) {
                 found.insert(lib.to_string(), c);
                 return Some(data);
             }
@@ -166,7 +166,7 @@ pub(crate) fn resolve_texture(
         base.clone(),
     ];
     for c in &candidates {
-        if !c.is_empty() && is_file(&obj_dir.join(c)) {
+        if !c.is_empty() && is_file(&obj_dir.join(kiln_scene::names::to_path(c))) {
             return c.clone();
         }
     }

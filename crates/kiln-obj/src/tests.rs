@@ -189,10 +189,10 @@ fn encodings_utf16_bom_latin1_crlf_cr() {
         parse(&bom, "t.obj", &mut no_mtl).unwrap().meshes,
         reference.meshes
     );
-    // Latin-1 bytes in names.
+    // Latin-1 bytes in names: kept as the bytes they are.
     let latin1: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
     let s = parse(&latin1, "t.obj", &mut no_mtl).unwrap();
-    assert_eq!(s.nodes[1].name, "gr\u{e6}n");
+    assert_eq!(&*kiln_scene::names::to_bytes(&s.nodes[1].name), b"gr\xE6n");
     // Old Mac line ends.
     let cr = text.replace("\r\n", "\r");
     assert_eq!(obj(&cr).meshes, reference.meshes);
@@ -208,7 +208,8 @@ fn latin1_usemtl_finds_latin1_newmtl() {
     )
     .unwrap();
     let m = &s.materials[s.meshes[0].material];
-    assert_eq!(m.name, "Terraind\u{e6}k");
+    assert_eq!(&*kiln_scene::names::to_bytes(&m.name), b"Terraind\xE6k");
+    assert_eq!(kiln_scene::names::escaped(&m.name), "Terraind\\xE6k");
     assert_eq!(m.diffuse, Some(Vec3::Y));
 }
 

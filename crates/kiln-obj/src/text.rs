@@ -96,34 +96,19 @@ pub(crate) fn words(s: &[u8]) -> impl Iterator<Item = &[u8]> {
     s.split(|&b| is_blank(b)).filter(|w| !w.is_empty())
 }
 
-/// Windows-1252 characters of the bytes 0x80..=0x9F (the rest of the code page is Latin-1).
-/// Bytes that Windows-1252 leaves undefined map to the C1 control of the same number.
-const CP1252_HIGH: [char; 32] = [
-    '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8D}', 'Ž', '\u{8F}',
-    '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9D}', 'ž', 'Ÿ',
-];
-
-/// Decodes a name (object, group, material, file) from the file's bytes: UTF-8 when the bytes
-/// are valid UTF-8, otherwise each byte is one character of Windows-1252 (the superset of
-/// Latin-1 that Windows exporters write), so `0xE6` becomes `æ` and nothing is lost or fails.
-/// The same bytes always give the same string, so `usemtl` finds its `newmtl`.
+/// Decodes a name (object, group, material, file) from the file's bytes: UTF-8 as it is, and
+/// every byte that is not UTF-8 kept as the character that stands for it
+/// ([`kiln_scene::names`]), so a Latin-1 `0xE6` is written back as `0xE6`, as Assimp and the
+/// original tool pass it through, and a file so named is found on disk. The same bytes always
+/// give the same string, so `usemtl` finds its `newmtl`.
 pub(crate) fn decode_name(bytes: &[u8]) -> String {
-    match core::str::from_utf8(bytes) {
-        Ok(s) => String::from(s),
-        Err(_) => bytes
-            .iter()
-            .map(|&b| match b {
-                0x80..=0x9F => CP1252_HIGH[usize::from(b - 0x80)],
-                _ => char::from(b),
-            })
-            .collect(),
-    }
+    kiln_scene::names::from_bytes(bytes).into_owned()
 }
 
 /// Replaces control characters for quoting file content in messages, and cuts it short.
 pub(crate) fn excerpt(bytes: &[u8]) -> String {
     let cut = &bytes[..bytes.len().min(40)];
-    let mut s: String = decode_name(cut)
+    let mut s: String = kiln_scene::names::escaped(&decode_name(cut))
         .chars()
         .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
         .collect();
@@ -193,10 +178,11 @@ mod tests {
     }
 
     #[test]
-    fn names_fall_back_to_windows_1252() {
-        assert_eq!(decode_name(b"Terraind\xE6k"), "Terraindæk");
+    fn names_that_are_not_utf8_keep_their_bytes() {
+        let latin1 = decode_name(b"Terraind\xE6k");
+        assert_eq!(&*kiln_scene::names::to_bytes(&latin1), b"Terraind\xE6k");
         assert_eq!(decode_name("Terraindæk".as_bytes()), "Terraindæk");
-        assert_eq!(decode_name(b"\x80 \x81"), "€ \u{81}");
+        assert_ne!(latin1, "Terraindæk");
     }
 
     #[test]

@@ -44,6 +44,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub mod assimp_math;
+pub mod names;
 pub mod validate;
 mod warning;
 

@@ -47,7 +47,7 @@ impl<'a> Reader<'a> {
     }
     fn string(&mut self) -> Result<String, String> {
         let n = self.u32()? as usize;
-        Ok(String::from_utf8_lossy(self.bytes(n)?).into_owned())
+        Ok(kiln_scene::names::from_bytes(self.bytes(n)?).into_owned())
     }
     fn matrix(&mut self) -> Result<Mat4, String> {
         let mut rows = [0f32; 16];

@@ -180,15 +180,11 @@ fn vec3s(e: &Elem) -> Result<Vec<Vec3>, String> {
 }
 
 /// Reads and parses a dump file. Assimp writes names byte for byte, so a dump of a file with
-/// Latin-1 names is not UTF-8: such a dump is decoded as Latin-1 (each byte one character),
-/// which is how kiln's importers read those names too.
+/// Latin-1 names is not UTF-8: its bytes that are not UTF-8 are kept as
+/// `kiln_scene::names` keeps them, which is how kiln's importers read those names too.
 pub fn parse_assxml_file(path: &std::path::Path) -> Result<Scene, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
-    };
-    parse_assxml(&text)
+    parse_assxml(&kiln_scene::names::from_bytes(&bytes))
 }
 
 /// Parses a whole `.assxml` dump.

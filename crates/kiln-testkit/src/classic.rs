@@ -78,7 +78,7 @@ impl Cursor<'_> {
     }
     fn string(&mut self) -> Result<String, String> {
         let n = self.u32()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|e| format!("bad UTF-8: {e}"))
+        Ok(kiln_scene::names::from_bytes(self.take(n)?).into_owned())
     }
 }
 

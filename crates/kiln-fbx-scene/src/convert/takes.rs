@@ -67,7 +67,7 @@ impl Converter<'_, '_, '_> {
         let mut out = Vec::new();
         for take in takes.children_named("Take") {
             let name = match take.value(0) {
-                Some(Value::String(s)) => String::from_utf8_lossy(s).into_owned(),
+                Some(Value::String(s)) => kiln_scene::names::from_bytes(s).into_owned(),
                 _ => String::new(),
             };
             let range = take

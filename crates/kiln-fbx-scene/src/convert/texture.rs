@@ -180,7 +180,7 @@ impl Converter<'_, '_, '_> {
             .children()
             .find(|c| c.name().eq_ignore_ascii_case("FileName"))
             .and_then(|c| match c.value(0) {
-                Some(Value::String(s)) => Some(String::from_utf8_lossy(s).into_owned()),
+                Some(Value::String(s)) => Some(kiln_scene::names::from_bytes(s).into_owned()),
                 _ => None,
             })
             .unwrap_or_default();
