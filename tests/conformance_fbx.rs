@@ -1,6 +1,7 @@
 //! Conformance with real Assimp 5.2 on every FBX of the Assimp test corpus, and on FBX files
 //! kiln generates (the `kiln demo` sample, a skinned and animated character, a cube whose only
-//! animation moves a blend shape's weight, an ASCII quad with `1.#INF`-style numbers).
+//! animation moves a blend shape's weight, an ASCII quad with `1.#INF`-style numbers, and the same with an array longer than
+//! its `*N`).
 //!
 //! For each `.fbx` under `/usr/share/assimp/models`:
 //! 1. **raw**: kiln's import must equal Assimp's raw import (`assimp dump FILE -b`, every float
@@ -517,6 +518,9 @@ fn generated_fixtures(dir: &Path) -> Vec<std::path::PathBuf> {
     let spellings = dir.join("generated_msvc_spellings.fbx");
     std::fs::write(&spellings, fixtures::fbx::msvc_spellings_file()).unwrap();
     out.push(spellings);
+    let mismatch = dir.join("generated_count_mismatch.fbx");
+    std::fs::write(&mismatch, fixtures::fbx::count_mismatch_file()).unwrap();
+    out.push(mismatch);
     for (name, ranged) in [
         ("generated_morph_only.fbx", true),
         ("generated_morph_only_unranged.fbx", false),

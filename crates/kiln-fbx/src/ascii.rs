@@ -401,16 +401,11 @@ impl<'a> Reader<'a, '_> {
         };
         let body = &self.input[body_start..body_start + close];
         self.pos = body_start + close + 1;
-        let (ty, found) = classify(body);
-        if found != u64::from(declared) {
-            return fail(
-                at,
-                ErrorKind::ArrayCountMismatch {
-                    declared: u64::from(declared),
-                    found,
-                },
-            );
-        }
+        // A `*N` that disagrees with the values listed is an error of this array when it is
+        // decoded (`ArrayCountMismatch`), not of the file: Assimp drops the object that holds
+        // it and reads the rest, and ufbx reads the file. Decoding reserves no more than the
+        // text can hold.
+        let (ty, _) = classify(body);
         Ok(Array {
             ty,
             len: declared,

@@ -405,7 +405,7 @@ fn int_text<T: TryFrom<i64>>(
     count: usize,
     target: &'static str,
 ) -> Result<Vec<T>, ErrorKind> {
-    let mut out = Vec::with_capacity(count);
+    let mut out = Vec::with_capacity(text_capacity(text, count));
     for (index, tok) in text_tokens(text).enumerate() {
         let v = number::parse_int(tok)?;
         out.push(T::try_from(v).map_err(|_| ErrorKind::OutOfRange {
@@ -419,12 +419,18 @@ fn int_text<T: TryFrom<i64>>(
 }
 
 fn float_text(text: &[u8], count: usize) -> Result<Vec<f64>, ErrorKind> {
-    let mut out = Vec::with_capacity(count);
+    let mut out = Vec::with_capacity(text_capacity(text, count));
     for tok in text_tokens(text) {
         out.push(number::parse_f64(tok)?);
     }
     check_count(out.len(), count)?;
     Ok(out)
+}
+
+/// What an array's text can hold at most (a value and a comma take two bytes), so that a
+/// `*N` larger than its text reserves nothing it cannot fill.
+fn text_capacity(text: &[u8], declared: usize) -> usize {
+    declared.min(text.len() / 2 + 1)
 }
 
 fn check_count(found: usize, declared: usize) -> Result<(), ErrorKind> {
@@ -526,7 +532,7 @@ impl Element for f32 {
     }
     fn parse_text(text: &[u8], count: usize) -> Result<Vec<Self>, ErrorKind> {
         // Parse straight to f32 so the value is the correctly rounded one.
-        let mut out = Vec::with_capacity(count);
+        let mut out = Vec::with_capacity(text_capacity(text, count));
         for tok in text_tokens(text) {
             out.push(number::parse_f32(tok)?);
         }
