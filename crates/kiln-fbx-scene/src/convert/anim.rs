@@ -160,25 +160,8 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                         }
                         continue;
                     };
-                    let mut curves = BTreeMap::new();
-                    let links: Vec<(String, u64)> = g
-                        .sources_of(cn, "AnimationCurve")
-                        .filter(|(c, _)| !c.property.is_empty())
-                        .map(|(c, _)| (c.property.clone(), c.src))
-                        .collect();
-                    for (prop, cid) in links {
-                        let curve = match curve_cache.get(&cid) {
-                            Some(c) => c.clone(),
-                            None => {
-                                let c = self.read_curve(cid).map(Arc::new);
-                                curve_cache.insert(cid, c.clone());
-                                c
-                            }
-                        };
-                        if let Some(c) = curve {
-                            curves.insert(prop, c);
-                        }
-                    }
+                    let curves: BTreeMap<String, Arc<Curve>> =
+                        self.node_curves(cn, &mut curve_cache).into_iter().collect();
                     node_map.entry(model.name.clone()).or_default().push((
                         model.id,
                         CurveNode {
@@ -219,20 +202,21 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             })
     }
 
-    /// The first and last key time of a curve node's curves (`None` when none has keys).
-    fn curve_time_range(
+    /// A curve node's readable curves by channel (`d|X`...), in connection order; each curve
+    /// read once per import (`cache`).
+    fn node_curves(
         &mut self,
         cn: u64,
         cache: &mut BTreeMap<u64, Option<Arc<Curve>>>,
-    ) -> Option<(i64, i64)> {
-        let ids: Vec<u64> = self
+    ) -> Vec<(String, Arc<Curve>)> {
+        let links: Vec<(String, u64)> = self
             .g
             .sources_of(cn, "AnimationCurve")
             .filter(|(c, _)| !c.property.is_empty())
-            .map(|(c, _)| c.src)
+            .map(|(c, _)| (c.property.clone(), c.src))
             .collect();
-        let mut range: Option<(i64, i64)> = None;
-        for cid in ids {
+        let mut out = Vec::with_capacity(links.len());
+        for (prop, cid) in links {
             let curve = match cache.get(&cid) {
                 Some(c) => c.clone(),
                 None => {
@@ -242,11 +226,22 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                 }
             };
             if let Some(c) = curve {
-                let (lo, hi) = (c.times[0], c.times[c.times.len() - 1]);
-                range = Some(range.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+                out.push((prop, c));
             }
         }
-        range
+        out
+    }
+
+    /// The first and last key time of a curve node's curves (`None` when none has keys).
+    fn curve_time_range(
+        &mut self,
+        cn: u64,
+        cache: &mut BTreeMap<u64, Option<Arc<Curve>>>,
+    ) -> Option<(i64, i64)> {
+        self.node_curves(cn, cache)
+            .iter()
+            .map(|(_, c)| (c.times[0], c.times[c.times.len() - 1]))
+            .reduce(|(a, b), (lo, hi)| (a.min(lo), b.max(hi)))
     }
 
     /// The second half of `ConvertAnimations` for one stack (or FBX 6 take): its channels, by
