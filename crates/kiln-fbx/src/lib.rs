@@ -1,7 +1,8 @@
 //! FBX for kiln, layer 1: the tree of nodes with typed properties that every FBX file shares,
-//! read from binary (versions 6000–7999; 6100, 7400, 7500 and 7700 are tested) and ASCII
-//! (6.1 and 7.x) files into one [`Document`], and a binary writer ([`write_binary`]). The
-//! decisions behind it and their measurements are in `docs/fbx-tree.md`.
+//! read from binary (versions 2000–7999, either byte order; 3000, 6100, 7400, 7500 and 7700
+//! are tested) and ASCII (5.8, 6.1 and 7.x) files into one [`Document`], and a binary writer
+//! ([`write_binary`]). The decisions behind it and their measurements are in
+//! `docs/fbx-tree.md`; what each version looks like, in `docs/fbx.md`.
 //!
 //! ```
 //! use kiln_fbx::{Document, OwnedNode, OwnedValue, WriteOptions, write_binary};
