@@ -15,14 +15,17 @@ use kiln_format::{Clip, Model};
 
 use crate::extract::{HELPER_RIGID, HELPER_SKIN};
 
-/// Whether bone `i` is a helper bone: named after its parent with [`HELPER_RIGID`] or
-/// [`HELPER_SKIN`] and a number.
+/// Whether bone `i` is a helper bone: named after its parent (an earlier bone) with
+/// [`HELPER_RIGID`] or [`HELPER_SKIN`] and a number.
 pub fn is_helper_bone(model: &Model, i: usize) -> bool {
     let Some(bone) = model.bones.get(i) else {
         return false;
     };
+    // A helper comes after its parent (a model read from a file may break that: then the
+    // bone is taken as a node's).
     let Some(parent) = usize::try_from(bone.parent)
         .ok()
+        .filter(|&p| p < i)
         .and_then(|p| model.bones.get(p))
     else {
         return false;
@@ -196,6 +199,11 @@ mod tests {
         assert!(!is_helper_bone(&odd, 4), "no number: a node's own name");
         odd.bones[4].name = "leg$kiln_skin1".into();
         assert!(!is_helper_bone(&odd, 4), "not named after its parent");
+        let mut late = model();
+        late.bones[1].parent = 3;
+        late.bones[1].name = "hand$kiln_rigid$kiln_rigid".into();
+        assert!(!is_helper_bone(&late, 1), "a parent after the bone");
+        assert!(classic_model(&late).is_some(), "no panic");
         let plain = Model {
             bones: vec![bone(0, -1, "root")],
             meshes: Vec::new(),
