@@ -115,7 +115,6 @@ pub struct Graph<'d, 'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GraphError {
     NoObjects,
-    NoConnections,
 }
 
 impl<'d, 'a> Graph<'d, 'a> {
@@ -147,13 +146,28 @@ impl<'d, 'a> Graph<'d, 'a> {
         if let Some(gs) = doc.root("GlobalSettings") {
             g.global_settings = property_node(&gs);
         }
-        let objects = doc.root("Objects").ok_or(GraphError::NoObjects)?;
+        // A file with an FBX header but no `Objects` (or no `Connections`) is an empty (or
+        // unlinked) scene, as ufbx reads it; Assimp refuses it. Without the header it is not
+        // taken for a scene at all.
+        let objects = doc.root("Objects");
+        if objects.is_none() {
+            if doc.root("FBXHeaderExtension").is_none() {
+                return Err(GraphError::NoObjects);
+            }
+            g.warnings.push(
+                Warning::new(
+                    codes::SECTION_MISSING,
+                    "no Objects section: the file holds no objects; an empty scene is imported",
+                )
+                .at("Objects"),
+            );
+        }
         let mut names: HashMap<String, u64> = HashMap::new();
         if legacy {
             names.insert("Model::Scene".into(), ROOT_ID);
         }
         let mut next_legacy_id = 1u64 << 48;
-        for el in objects.children() {
+        for el in objects.iter().flat_map(|o| o.children()) {
             let element = el.name();
             let id = if legacy {
                 if element == "GlobalSettings" {
@@ -233,8 +247,18 @@ impl<'d, 'a> Graph<'d, 'a> {
                 g.animation_stacks.push(id);
             }
         }
-        let conns = doc.root("Connections").ok_or(GraphError::NoConnections)?;
-        for c in conns.children() {
+        let conns = doc.root("Connections");
+        if conns.is_none() && objects.is_some() {
+            g.warnings.push(
+                Warning::new(
+                    codes::SECTION_MISSING,
+                    "no Connections section: the objects are not linked, so no node or mesh \
+                     reaches the scene",
+                )
+                .at("Connections"),
+            );
+        }
+        for c in conns.iter().flat_map(|c| c.children()) {
             let kind = match c.name() {
                 "C" | "Connect" => c.get_str(0).unwrap_or(""),
                 _ => continue,

@@ -32,7 +32,7 @@
 //! lights, cameras, blend shapes or NURBS, does not evaluate curve tangents, and never
 //! touches the file system.
 //!
-//! Invariants: only a file that is not FBX, or has no `Objects` or `Connections`, is an
+//! Invariants: only a file that is not FBX (or has neither `Objects` nor an FBX header) is an
 //! [`ImportError`]; anything wrong inside drops that object or layer with a
 //! [`kiln_scene::Warning`] (codes in [`codes`]) naming it, and the rest is imported. No input
 //! makes it panic, and no recursion depends on the input. With the `parallel` feature
@@ -65,12 +65,11 @@ pub enum ImportError {
     /// The bytes are not a readable FBX node tree.
     #[error("{0}")]
     Parse(#[from] kiln_fbx::Error),
-    /// No `Objects` section.
-    #[error("no Objects section: not an FBX scene")]
+    /// No `Objects` section and no `FBXHeaderExtension`: a node tree, not an FBX scene. (A file
+    /// with the header but without `Objects` or `Connections` imports, empty or unlinked, as
+    /// ufbx reads it, with [`codes::SECTION_MISSING`].)
+    #[error("no Objects section and no FBXHeaderExtension: not an FBX scene")]
     NoObjects,
-    /// No `Connections` section.
-    #[error("no Connections section: the objects cannot be linked")]
-    NoConnections,
     /// `UnitScaleFactor` is 0 (Assimp rejects the file).
     #[error("GlobalSettings: UnitScaleFactor is 0")]
     ZeroUnitScale,
@@ -127,7 +126,6 @@ fn import_on_this_thread(
 ) -> Result<Scene, ImportError> {
     let g = graph::Graph::build(doc).map_err(|e| match e {
         graph::GraphError::NoObjects => ImportError::NoObjects,
-        graph::GraphError::NoConnections => ImportError::NoConnections,
     })?;
     if g.global_props().float("UnitScaleFactor") == Some(0.0) {
         return Err(ImportError::ZeroUnitScale);

@@ -252,11 +252,25 @@ fn curves_out_of_order_are_dropped() {
 }
 
 #[test]
-fn files_without_objects_or_connections_are_rejected() {
+fn files_without_objects_or_connections_import_as_ufbx_reads_them() {
+    // No Connections: the objects are read but nothing links them to the scene.
     let mut t = tree();
     t.retain(|n| n.name != "Connections");
-    assert_eq!(import(&bytes(&t)).unwrap_err(), ImportError::NoConnections);
+    let s = import(&bytes(&t)).unwrap();
+    assert!(warned(&s, &["no Connections section"]), "{:?}", s.warnings);
+    assert!(s.meshes.is_empty() && s.nodes.len() == 1);
+    // No Objects either: an empty scene, as long as the file has an FBX header.
     t.retain(|n| n.name != "Objects");
+    assert!(t.iter().any(|n| n.name == "FBXHeaderExtension"));
+    let s = import(&bytes(&t)).unwrap();
+    assert!(warned(&s, &["no Objects section"]), "{:?}", s.warnings);
+    assert!(
+        s.warnings
+            .iter()
+            .all(|w| w.code == kiln_fbx_scene::codes::SECTION_MISSING)
+    );
+    // Without the header it is not an FBX scene.
+    t.retain(|n| n.name != "FBXHeaderExtension");
     assert_eq!(import(&bytes(&t)).unwrap_err(), ImportError::NoObjects);
     assert!(matches!(
         import(b"not an fbx file at all"),
