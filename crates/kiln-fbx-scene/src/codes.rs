@@ -6,6 +6,9 @@ pub const OBJECT_WITHOUT_ID: &str = "fbx.object-without-id";
 /// The file has an FBX header but no `Objects` or no `Connections` section: the scene is empty
 /// or its objects are not linked (ufbx reads such files; Assimp refuses them).
 pub const SECTION_MISSING: &str = "fbx.section-missing";
+/// `GlobalSettings`' `UnitScaleFactor` is 0 or not finite (Assimp refuses the file): the
+/// file's unit is taken as unknown.
+pub const UNIT_SCALE_INVALID: &str = "fbx.unit-scale-invalid";
 /// An object in `Objects` has id 0, which is the root's; it is ignored.
 pub const OBJECT_ROOT_ID: &str = "fbx.object-root-id";
 /// Two objects share an id; the later one is kept.

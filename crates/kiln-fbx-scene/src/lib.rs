@@ -70,9 +70,6 @@ pub enum ImportError {
     /// ufbx reads it, with [`codes::SECTION_MISSING`].)
     #[error("no Objects section and no FBXHeaderExtension: not an FBX scene")]
     NoObjects,
-    /// `UnitScaleFactor` is 0 (Assimp rejects the file).
-    #[error("GlobalSettings: UnitScaleFactor is 0")]
-    ZeroUnitScale,
 }
 
 /// Parses FBX bytes (binary or ASCII) and imports them ([`import_document`]).
@@ -127,9 +124,6 @@ fn import_on_this_thread(
     let g = graph::Graph::build(doc).map_err(|e| match e {
         graph::GraphError::NoObjects => ImportError::NoObjects,
     })?;
-    if g.global_props().float("UnitScaleFactor") == Some(0.0) {
-        return Err(ImportError::ZeroUnitScale);
-    }
     let mut warnings = g.warnings.clone();
     let conv = convert::Converter::new(&g, *options);
     // The pool's other threads inflate the compressed arrays while this one converts, taking

@@ -392,3 +392,20 @@ fn a_damaged_compressed_array_drops_its_geometry_with_the_decoder_error() {
     // The animation and the skeleton still come through.
     assert!(!s.animations.is_empty());
 }
+
+#[test]
+fn a_unit_scale_of_zero_leaves_the_unit_unknown() {
+    // Assimp refuses such a file; ufbx reads it, and so does kiln, without a unit.
+    let text = "; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n\tFBXVersion: 7400\n}\n\
+        GlobalSettings:  {\n\tProperties70:  {\n\t\tP: \"UnitScaleFactor\", \"double\", \"Number\", \"\",0\n\t}\n}\n\
+        Objects:  {\n}\nConnections:  {\n}\n";
+    let s = import(text.as_bytes()).unwrap();
+    assert_eq!(s.metadata.unit_scale_factor, None);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.code == kiln_fbx_scene::codes::UNIT_SCALE_INVALID),
+        "{:?}",
+        s.warnings
+    );
+}

@@ -1,9 +1,10 @@
 //! `GlobalSettings` and the header into [`kiln_scene::Metadata`]: source format, unit scale,
 //! axes, frame rate (`TimeMode`, `CustomFrameRate`) and the creating application.
 
-use kiln_scene::AxisSystem;
+use kiln_scene::{AxisSystem, Warning};
 
 use super::Converter;
+use crate::codes;
 use crate::graph::{Graph, string_child};
 
 /// `TimeMode` (0..=14, anything else 0) and `CustomFrameRate` (-1 when unset) from
@@ -41,6 +42,21 @@ impl Converter<'_, '_, '_> {
     /// The scene metadata from `GlobalSettings` and the header.
     pub(super) fn convert_global_settings(&mut self) {
         let gp = self.g.global_props();
+        // A unit of 0 (or not finite) says nothing: Assimp refuses such a file, ufbx reads it,
+        // and kiln reads it with its unit unknown.
+        let unit = gp.float("UnitScaleFactor").unwrap_or(1.0);
+        let unit = if unit.is_finite() && unit != 0.0 {
+            Some(unit)
+        } else {
+            self.warn(
+                Warning::new(
+                    codes::UNIT_SCALE_INVALID,
+                    format!("GlobalSettings: UnitScaleFactor is {unit}; the file's unit is taken as unknown"),
+                )
+                .at("GlobalSettings"),
+            );
+            None
+        };
         let md = &mut self.scene.metadata;
         md.source_format = format!(
             "fbx {} {}",
@@ -50,7 +66,8 @@ impl Converter<'_, '_, '_> {
                 kiln_fbx::Format::Ascii => "ascii",
             }
         );
-        md.unit_scale_factor = Some(gp.float("UnitScaleFactor").unwrap_or(1.0));
+        md.unit_scale_factor = unit;
+
         let axis = |a: &str, s: &str, da: i64, ds: i64| {
             let a = gp.int(a).unwrap_or(da).clamp(0, 2) as u8;
             let s = if gp.int(s).unwrap_or(ds) < 0 { -1 } else { 1 };
