@@ -343,14 +343,14 @@ pub(crate) fn to_fbx61(roots: &[OwnedNode], version: u32) -> Vec<OwnedNode> {
         .collect();
     let mut has_parent: HashSet<String> = HashSet::new();
     let mut parent_links = Vec::new();
-    let known: HashMap<String, ()> = models.iter().map(|(_, n)| (n.clone(), ())).collect();
+    let known: HashSet<&str> = models.iter().map(|(_, n)| n.as_str()).collect();
     for (model, name) in &models {
         if let Some(c) = child(model, "Children") {
             for v in &c.properties {
                 let Some(kid) = model_name(Some(v)) else {
                     continue;
                 };
-                if known.contains_key(&kid) && has_parent.insert(kid.clone()) {
+                if known.contains(kid.as_str()) && has_parent.insert(kid.clone()) {
                     parent_links.push(connect(&kid, name));
                 }
             }
@@ -449,7 +449,7 @@ pub(crate) fn to_fbx61(roots: &[OwnedNode], version: u32) -> Vec<OwnedNode> {
                 }
                 objects.push(c);
                 connections.push(connect(&cluster, &skin));
-                if known.contains_key(&bone) {
+                if known.contains(bone.as_str()) {
                     connections.push(connect(&bone, &cluster));
                 }
             }
