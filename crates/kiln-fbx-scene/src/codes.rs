@@ -83,7 +83,8 @@ pub const CURVE_NODE_EMPTY: &str = "fbx.curve-node-empty";
 /// An `AnimationCurve`'s key times or values are missing, unreadable, of different lengths
 /// or not ascending; the curve is ignored.
 pub const CURVE_DROPPED: &str = "fbx.curve-dropped";
-/// An animation drives blend shapes (`DeformPercent`), which are not imported.
+/// A geometry has blend shapes, or an animation drives them (`DeformPercent`): they are not
+/// imported (the base shape is; a stack that only moves them still gives its animation).
 pub const MORPH_UNSUPPORTED: &str = "fbx.morph-unsupported";
 /// An FBX 6 take's `Key` list ends inside a key, has a mode letter outside the FBX SDK's, or
 /// holds another number of keys than its `KeyCount`; the keys before the damage are kept.
