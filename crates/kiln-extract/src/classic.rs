@@ -39,15 +39,18 @@ pub fn is_helper_bone(model: &Model, i: usize) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// For each bone, its index in the classic bone list (a helper: its node's), when the model
-/// has helper bones.
-fn classic_indices(model: &Model) -> Option<Vec<usize>> {
+/// Which bones are helpers, when any is.
+fn helper_flags(model: &Model) -> Option<Vec<bool>> {
     let helper: Vec<bool> = (0..model.bones.len())
         .map(|i| is_helper_bone(model, i))
         .collect();
-    if !helper.contains(&true) {
-        return None;
-    }
+    helper.contains(&true).then_some(helper)
+}
+
+/// For each bone, its index in the classic bone list (a helper: its node's), when the model
+/// has helper bones.
+fn classic_indices(model: &Model) -> Option<Vec<usize>> {
+    let helper = helper_flags(model)?;
     let mut map = Vec::with_capacity(model.bones.len());
     let mut next = 0usize;
     for (i, &h) in helper.iter().enumerate() {
@@ -117,13 +120,13 @@ pub fn classic_model(model: &Model) -> Option<(Model, usize)> {
 /// `clip` for the classic bone list of `model` (its helper bones' tracks, which follow the
 /// bones one for one, left out); `None` when the model has no helper bones.
 pub fn classic_clip(clip: &Clip, model: &Model) -> Option<Clip> {
-    classic_indices(model)?;
+    let helper = helper_flags(model)?;
     Some(Clip {
         tracks: clip
             .tracks
             .iter()
             .enumerate()
-            .filter(|(i, _)| !is_helper_bone(model, *i))
+            .filter(|(i, _)| !helper.get(*i).copied().unwrap_or(false))
             .map(|(_, t)| t.clone())
             .collect(),
         ..clip.clone()

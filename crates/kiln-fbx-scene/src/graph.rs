@@ -117,14 +117,19 @@ pub enum GraphError {
     NoObjects,
 }
 
+/// The file's FBX version: `FBXHeaderExtension/FBXVersion`, else the binary header's (or the
+/// ASCII header comment's).
+pub(crate) fn file_version(doc: &Document<'_>) -> u32 {
+    doc.root("FBXHeaderExtension")
+        .and_then(|h| h.child("FBXVersion"))
+        .and_then(|v| v.get_i64(0).ok())
+        .and_then(|v| u32::try_from(v).ok())
+        .unwrap_or(doc.version())
+}
+
 impl<'d, 'a> Graph<'d, 'a> {
     pub fn build(doc: &'d Document<'a>) -> Result<Self, GraphError> {
-        let header_version = doc
-            .root("FBXHeaderExtension")
-            .and_then(|h| h.child("FBXVersion"))
-            .and_then(|v| v.get_i64(0).ok())
-            .and_then(|v| u32::try_from(v).ok());
-        let version = header_version.unwrap_or(doc.version());
+        let version = file_version(doc);
         let legacy = version != 0 && version < 7000;
         let mut g = Graph {
             doc,

@@ -94,13 +94,7 @@ fn import_little_endian(bytes: &[u8], options: &ImportOptions) -> Result<Scene, 
     if !flat::is_flat(&doc) {
         return import_document(&doc, options);
     }
-    let version = doc
-        .root("FBXHeaderExtension")
-        .and_then(|h| h.child("FBXVersion"))
-        .and_then(|v| v.get_i64(0).ok())
-        .and_then(|v| u32::try_from(v).ok())
-        .unwrap_or(doc.version());
-    let tree = flat::to_fbx61(&doc.to_owned_nodes()?, version);
+    let tree = flat::to_fbx61(&doc.to_owned_nodes()?, graph::file_version(&doc));
     let rewritten = kiln_fbx::write_binary(
         &tree,
         &kiln_fbx::WriteOptions {
