@@ -56,8 +56,8 @@ fn a_layer_element_without_mapping_types_keeps_its_data() {
     }
 }
 
-#[test]
-fn a_cluster_without_transform_link_keeps_its_weights() {
+/// A small skinned tube as FBX 7.4, and its node tree to alter.
+fn skinned_tube_fbx() -> (Vec<u8>, Vec<OwnedNode>) {
     let scene = skinned_tube(TubeSpec {
         rings: 4,
         segments: 6,
@@ -66,7 +66,13 @@ fn a_cluster_without_transform_link_keeps_its_weights() {
         per_corner: false,
     });
     let bytes = write_fbx(&scene, &WriteOptions::default()).unwrap();
-    let mut tree = Document::parse(&bytes).unwrap().to_owned_nodes().unwrap();
+    let tree = Document::parse(&bytes).unwrap().to_owned_nodes().unwrap();
+    (bytes, tree)
+}
+
+#[test]
+fn a_cluster_without_transform_link_keeps_its_weights() {
+    let (bytes, mut tree) = skinned_tube_fbx();
     fn drop_links(nodes: &mut [OwnedNode]) -> usize {
         let mut n = 0;
         for node in nodes {
@@ -106,15 +112,7 @@ fn a_cluster_without_transform_link_keeps_its_weights() {
 /// The tube with its clusters' `names` removed, and a `BindPose` of every bone's
 /// `TransformLink` added when `pose`.
 fn without(names: &[&str], pose: bool) -> (Vec<u8>, Vec<u8>) {
-    let scene = skinned_tube(TubeSpec {
-        rings: 4,
-        segments: 6,
-        bones: 3,
-        frames: 0,
-        per_corner: false,
-    });
-    let bytes = write_fbx(&scene, &WriteOptions::default()).unwrap();
-    let mut tree = Document::parse(&bytes).unwrap().to_owned_nodes().unwrap();
+    let (bytes, mut tree) = skinned_tube_fbx();
     let objects = tree.iter_mut().find(|n| n.name == "Objects").unwrap();
     let mut pose_nodes = Vec::new();
     let mut links = Vec::new();

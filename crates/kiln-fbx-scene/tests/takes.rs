@@ -141,24 +141,26 @@ fn with_first_key(key: Vec<OwnedValue>, count: Option<i32>) -> Vec<u8> {
     .unwrap()
 }
 
+/// A `Key` list of linear keys `(time, value)`.
+fn linear(keys: &[(i64, f64)]) -> Vec<OwnedValue> {
+    keys.iter()
+        .flat_map(|&(t, v)| {
+            [
+                OwnedValue::I64(t),
+                OwnedValue::F64(v),
+                OwnedValue::Char(b'L'),
+            ]
+        })
+        .collect()
+}
+
 #[test]
 fn damaged_key_lists_keep_what_precedes_the_damage() {
     let c = OwnedValue::Char;
     // Two good keys, then an unknown interpolation letter.
-    let bytes = with_first_key(
-        vec![
-            OwnedValue::I64(0),
-            OwnedValue::F64(1.0),
-            c(b'L'),
-            OwnedValue::I64(1_539_538_600),
-            OwnedValue::F64(2.0),
-            c(b'L'),
-            OwnedValue::I64(3_079_077_200),
-            OwnedValue::F64(3.0),
-            c(b'Q'),
-        ],
-        None,
-    );
+    let mut keys = linear(&[(0, 1.0), (1_539_538_600, 2.0), (3_079_077_200, 3.0)]);
+    *keys.last_mut().unwrap() = c(b'Q');
+    let bytes = with_first_key(keys, None);
     let s = kiln_fbx_scene::import(&bytes).unwrap();
     let w: Vec<_> = s
         .warnings
@@ -175,10 +177,7 @@ fn damaged_key_lists_keep_what_precedes_the_damage() {
     assert_eq!(s.animations.len(), 1);
 
     // A KeyCount the list does not hold.
-    let bytes = with_first_key(
-        vec![OwnedValue::I64(0), OwnedValue::F64(1.0), c(b'L')],
-        Some(5),
-    );
+    let bytes = with_first_key(linear(&[(0, 1.0)]), Some(5));
     let s = kiln_fbx_scene::import(&bytes).unwrap();
     assert!(
         s.warnings
@@ -191,17 +190,7 @@ fn damaged_key_lists_keep_what_precedes_the_damage() {
     );
 
     // Keys out of order: the curve goes, the rest stays.
-    let bytes = with_first_key(
-        vec![
-            OwnedValue::I64(100),
-            OwnedValue::F64(1.0),
-            c(b'L'),
-            OwnedValue::I64(50),
-            OwnedValue::F64(2.0),
-            c(b'L'),
-        ],
-        Some(2),
-    );
+    let bytes = with_first_key(linear(&[(100, 1.0), (50, 2.0)]), Some(2));
     let s = kiln_fbx_scene::import(&bytes).unwrap();
     assert!(
         s.warnings
