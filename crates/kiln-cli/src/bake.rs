@@ -30,7 +30,7 @@ pub fn run(args: &BakeArgs) -> ExitCode {
     match bake(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("kiln: error: {}: {e}", args.file.display());
+            crate::output::errln!("kiln: error: {}: {e}", args.file.display());
             ExitCode::FAILURE
         }
     }
@@ -46,7 +46,7 @@ fn bake(args: &BakeArgs) -> Result<(), String> {
     if model.clips.is_empty() {
         // Why there is nothing to bake (no manifest, say) comes before the error.
         for w in &model.warnings {
-            eprintln!("kiln: warning: {}: {w}", args.file.display());
+            crate::output::errln!("kiln: warning: {}: {w}", args.file.display());
         }
     }
     let Baked {
@@ -67,7 +67,7 @@ fn bake(args: &BakeArgs) -> Result<(), String> {
         .chain(bind_warnings.iter().map(bind_warning))
         .collect();
     for w in &warnings {
-        eprintln!("kiln: warning: {}: {w}", args.file.display());
+        crate::output::errln!("kiln: warning: {}: {w}", args.file.display());
     }
     if args.strict && !warnings.is_empty() {
         return Err(format!(

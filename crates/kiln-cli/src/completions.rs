@@ -55,7 +55,7 @@ pub fn man(out: Option<&Path>) -> ExitCode {
     match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("kiln: error: {e}");
+            crate::output::errln!("kiln: error: {e}");
             ExitCode::FAILURE
         }
     }

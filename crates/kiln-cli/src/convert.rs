@@ -3,7 +3,7 @@
 //! report and a depfile. The work is `kiln::batch`'s; this is arguments and printing.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -177,20 +177,8 @@ pub struct ConvertArgs {
 
 /// A usage error: one line and exit status 2.
 fn usage(msg: impl std::fmt::Display) -> ExitCode {
-    err_line(format_args!("kiln: error: {msg}"));
+    crate::output::err(format_args!("kiln: error: {msg}"));
     ExitCode::from(2)
-}
-
-/// A line on standard error; a closed standard error is not worth a panic.
-/// One line to standard error; name bytes that are not UTF-8 shown as `\xNN`
-/// (`kiln::scene::names`).
-fn err_line(args: std::fmt::Arguments<'_>) {
-    let text = args.to_string();
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "{}",
-        kiln::scene::names::escaped(&text)
-    );
 }
 
 impl ConvertArgs {
@@ -324,7 +312,7 @@ impl Printer {
 
 fn write_line(to_stderr: bool, text: &str) {
     if to_stderr {
-        err_line(format_args!("{text}"));
+        crate::output::err(format_args!("{text}"));
     } else {
         crate::output::out(format_args!("{text}\n"));
     }
@@ -398,7 +386,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
         Some(format) => {
             let mut bytes = Vec::new();
             if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
-                err_line(format_args!(
+                crate::output::err(format_args!(
                     "kiln: error: -: cannot read standard input: {e}"
                 ));
                 return ExitCode::FAILURE;
@@ -474,7 +462,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
     };
     if let Some(path) = &args.depfile {
         if let Err(e) = write_file(path, batch::depfile(&rows).as_bytes()) {
-            err_line(format_args!(
+            crate::output::err(format_args!(
                 "kiln: error: {}: cannot write: {e}",
                 path.display()
             ));
@@ -486,7 +474,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
         let mut bytes = serde_json::to_vec_pretty(&report).unwrap_or_default();
         bytes.push(b'\n');
         if let Err(e) = write_file(path, &bytes) {
-            err_line(format_args!(
+            crate::output::err(format_args!(
                 "kiln: error: {}: cannot write: {e}",
                 path.display()
             ));
@@ -503,7 +491,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
             let list: Vec<String> = warnings.iter().map(|(c, n)| format!("{c} {n}")).collect();
             format!(" ({})", list.join(", "))
         };
-        err_line(format_args!(
+        crate::output::err(format_args!(
             "kiln: {} files: {converted} converted, {up_to_date} up to date, {failed} failed; {total} warnings{by_code}; {:.1} MB in {:.2} s ({:.1} MB/s)",
             rows.len(),
             input_bytes as f64 / 1e6,

@@ -42,7 +42,7 @@ pub fn run(file: &Path, out: Option<&Path>, format: Format) -> ExitCode {
     let model = match load(file, &LoadOptions::default()) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("kiln: error: {e}");
+            crate::output::errln!("kiln: error: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -50,14 +50,16 @@ pub fn run(file: &Path, out: Option<&Path>, format: Format) -> ExitCode {
         Format::Headed => headed_csv(&model.model),
         Format::Legacy => write_csv(&model.model),
     };
+    // Bone names as the bytes the model file had, as in the classic `.mesh` (`kiln::scene::names`).
+    let bytes = kiln::scene::names::to_bytes(&text);
     match out {
         Some(path) => {
-            if let Err(e) = write_atomically(path, text.as_bytes()) {
-                eprintln!("kiln: error: {}: cannot write: {e}", path.display());
+            if let Err(e) = write_atomically(path, &bytes) {
+                crate::output::errln!("kiln: error: {}: cannot write: {e}", path.display());
                 return ExitCode::FAILURE;
             }
         }
-        None => out_bytes(text.as_bytes()),
+        None => out_bytes(&bytes),
     }
     ExitCode::SUCCESS
 }

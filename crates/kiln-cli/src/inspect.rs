@@ -39,13 +39,13 @@ pub fn run(path: &Path, json_out: bool) -> ExitCode {
                 print_text(&report);
             }
             if report["checksum"]["ok"] == json!(false) {
-                eprintln!("kiln: error: {}: checksum mismatch", path.display());
+                crate::output::errln!("kiln: error: {}: checksum mismatch", path.display());
                 return ExitCode::FAILURE;
             }
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("kiln: error: {}: {e:#}", path.display());
+            crate::output::errln!("kiln: error: {}: {e:#}", path.display());
             ExitCode::FAILURE
         }
     }

@@ -298,7 +298,7 @@ fn demo(out: &Path) -> ExitCode {
     let obj = match prepare() {
         Ok(p) => p,
         Err(e) => {
-            eprintln!(
+            crate::output::errln!(
                 "kiln: error: {}: cannot write the sample: {e}",
                 source.display()
             );

@@ -35,6 +35,17 @@ pub fn out_bytes(bytes: &[u8]) {
     }
 }
 
+/// Prints one line to standard error, name bytes that are not UTF-8 shown as `\xNN` as on
+/// standard output. A failed write to standard error is ignored: nothing is left to tell.
+pub fn err(args: fmt::Arguments<'_>) {
+    let text = args.to_string();
+    let _ = writeln!(
+        io::stderr().lock(),
+        "{}",
+        kiln::scene::names::escaped(&text)
+    );
+}
+
 /// Ends the process after a failed write to standard output.
 fn fail(e: &io::Error) -> ! {
     if e.kind() == io::ErrorKind::BrokenPipe {
@@ -65,4 +76,11 @@ macro_rules! outp {
     };
 }
 
-pub(crate) use {outln, outp};
+/// `eprintln!` through [`err`]: names shown as on standard output.
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::output::err(format_args!($($arg)*))
+    };
+}
+
+pub(crate) use {errln, outln, outp};

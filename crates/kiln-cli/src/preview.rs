@@ -46,7 +46,7 @@ pub fn run(args: &PreviewArgs) -> ExitCode {
 }
 
 fn warn(file: &Path, w: impl std::fmt::Display) {
-    eprintln!("kiln: warning: {}: {w}", file.display());
+    crate::output::errln!("kiln: warning: {}: {w}", file.display());
 }
 
 fn preview(args: &PreviewArgs) -> Result<(), Failure> {

@@ -59,9 +59,9 @@ impl From<GpuError> for Failure {
 /// Prints a failure in the CLI's one-line form and turns it into the exit status.
 pub fn report(file: &Path, f: Failure) -> ExitCode {
     if f.code == NO_GPU {
-        eprintln!("kiln: error: {}", f.message);
+        crate::output::errln!("kiln: error: {}", f.message);
     } else {
-        eprintln!("kiln: error: {}: {}", file.display(), f.message);
+        crate::output::errln!("kiln: error: {}: {}", file.display(), f.message);
     }
     ExitCode::from(f.code)
 }
@@ -92,10 +92,10 @@ pub fn load(file: &Path, clip_files: &[PathBuf]) -> Result<Loaded, Failure> {
     )
     .map_err(GpuError::from)?;
     for w in &animated.warnings {
-        eprintln!("kiln: warning: {}: {w}", file.display());
+        crate::output::errln!("kiln: warning: {}: {w}", file.display());
     }
     for w in &baked.warnings {
-        eprintln!("kiln: warning: {}: {w}", file.display());
+        crate::output::errln!("kiln: warning: {}: {w}", file.display());
     }
     Ok(Loaded { animated, baked })
 }

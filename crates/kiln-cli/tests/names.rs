@@ -54,4 +54,8 @@ fn latin1_names_and_texture_paths_keep_their_bytes() {
     let text = stdout(&o);
     assert!(text.contains("caf\\xE9"), "{text}");
     assert!(!text.contains('\u{FFFD}'), "{text}");
+    // The CSV dump is data: the bone's name as its bytes, as in the `.mesh`.
+    let o = kiln(&["dump", "--csv", "out/t.mesh"], d);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(has(&o.stdout, b",caf\xe9,"), "{}", stdout(&o));
 }
