@@ -115,30 +115,33 @@ impl<'a> Converter<'_, '_, 'a> {
                     .get(&mesh_name)
                     .copied()
                     .unwrap_or_else(|| M4::from_glam(&self.scene.global_transform(node)));
-                let Some(bone_world) = bind.or_else(|| world(&self.scene, &bone)) else {
-                    continue;
+                let offset = bind
+                    .or_else(|| world(&self.scene, &bone))
+                    .map(|bone_world| bone_world.inverse().mul(&mesh_world))
+                    .filter(M4::is_finite);
+                let outcome = match offset {
+                    // No node of the bone's name, or a bind that cannot be inverted: the
+                    // placeholder (the identity) stays, and the warning says so.
+                    None => "no usable bind matrix either; the offset is the identity",
+                    Some(_) if bind.is_some() || pose_by_name.contains_key(&bone) => {
+                        "the offset is computed from the bind pose"
+                    }
+                    Some(_) => "the offset is computed from the bone's transform at rest",
                 };
-                let offset = bone_world.inverse().mul(&mesh_world);
-                if !offset.is_finite() {
-                    continue;
-                }
-                let from = if bind.is_some() || pose_by_name.contains_key(&bone) {
-                    "the bind pose"
-                } else {
-                    "the bone's transform at rest"
-                };
-                for b in self.scene.meshes[mi]
-                    .bones
-                    .iter_mut()
-                    .filter(|b| b.name == bone)
-                {
-                    b.offset_matrix = offset.to_glam();
+                if let Some(offset) = offset {
+                    for b in self.scene.meshes[mi]
+                        .bones
+                        .iter_mut()
+                        .filter(|b| b.name == bone)
+                    {
+                        b.offset_matrix = offset.to_glam();
+                    }
                 }
                 let what = format!("bone '{bone}' of mesh '{mesh_name}'");
                 self.warn(
                     Warning::new(
                         codes::CLUSTER_BIND_RECOVERED,
-                        format!("{what}: its skin cluster has no Transform; the offset is computed from {from}"),
+                        format!("{what}: its skin cluster has no Transform; {outcome}"),
                     )
                     .at(what),
                 );
