@@ -87,6 +87,7 @@ fn scene() -> Scene {
                 value: Vec3::ONE,
             }],
         }],
+        morph_channels: Vec::new(),
     };
     s.animations = vec![walk("Armature|Walk"), walk(""), walk("armature_walk")];
     s

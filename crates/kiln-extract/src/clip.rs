@@ -199,6 +199,16 @@ pub fn extract_clip(
         ));
         tps = DEFAULT_TICKS_PER_SECOND;
     }
+    if !anim.morph_channels.is_empty() {
+        warnings.push(warning(
+            codes::MORPH_WEIGHTS_DROPPED,
+            format!(
+                "animation '{}': {} morph weight channel(s) not written (the clip holds bone tracks only)",
+                anim.name,
+                anim.morph_channels.len()
+            ),
+        ));
+    }
     if !anim.duration.is_finite() || anim.duration < 0.0 {
         return Err(ClipError::Duration {
             index,
@@ -725,6 +735,7 @@ mod tests {
                     },
                 ],
             }],
+            morph_channels: Vec::new(),
         });
         s
     }

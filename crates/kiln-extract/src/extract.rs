@@ -317,6 +317,19 @@ fn extract_skeleton(scene: &Scene, mut meshes: Meshes<'_>, out: &mut Extracted) 
                 );
                 continue;
             }
+            if !mesh.morph_targets.is_empty() {
+                out.warnings.push(
+                    Warning::new(
+                        codes::MORPH_TARGETS_DROPPED,
+                        format!(
+                            "node '{}' mesh {mesh_index}: {} morph target(s) not written (the part holds its base shape)",
+                            node.name,
+                            mesh.morph_targets.len()
+                        ),
+                    )
+                    .at(node_location(&node.name)),
+                );
+            }
             plans.push(PartPlan {
                 node: id,
                 mesh: mesh_index,

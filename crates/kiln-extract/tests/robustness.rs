@@ -91,6 +91,7 @@ fn scene() -> impl Strategy<Value = Scene> {
                 duration,
                 ticks_per_second: tps,
                 channels: channels.into_iter().chain(ghosts).collect(),
+                morph_channels: Vec::new(),
             });
             s
         })
@@ -172,6 +173,7 @@ proptest! {
                 rotation_keys: values.iter().enumerate().map(|(i, (_, a))| QuatKey { time: i as f64, value: Quat::from_rotation_y(*a) }).collect(),
                 scaling_keys: vec![VectorKey { time: 0.0, value: Vec3::ONE }],
             }],
+            morph_channels: Vec::new(),
         });
         let e = extract(&s);
         let clip = extract_clip(&s, &e, 0, &ClipOptions::default()).unwrap().clip;

@@ -83,9 +83,21 @@ pub const CURVE_NODE_EMPTY: &str = "fbx.curve-node-empty";
 /// An `AnimationCurve`'s key times or values are missing, unreadable, of different lengths
 /// or not ascending; the curve is ignored.
 pub const CURVE_DROPPED: &str = "fbx.curve-dropped";
-/// A geometry has blend shapes, or an animation drives them (`DeformPercent`): they are not
-/// imported (the base shape is; a stack that only moves them still gives its animation).
+/// Blend shapes are not imported: an animation's `DeformPercent` curves drive no blend shape
+/// channel that was imported (the curve is ignored; a stack that only moves weights still
+/// gives its animation).
 pub const MORPH_UNSUPPORTED: &str = "fbx.morph-unsupported";
+/// A blend shape `Shape` cannot be used (`Indexes` or `Vertices` missing or unreadable, not
+/// three values per index, or a full weight that is zero, not finite or repeated); it is
+/// dropped.
+pub const MORPH_SHAPE_DROPPED: &str = "fbx.morph-shape-dropped";
+/// Some offsets of a blend shape name a control point past the geometry's or are not
+/// finite; those offsets are dropped.
+pub const MORPH_OFFSETS_DROPPED: &str = "fbx.morph-offsets-dropped";
+/// A `BlendShapeChannel` has no usable shape; it is not imported.
+pub const MORPH_CHANNEL_DROPPED: &str = "fbx.morph-channel-dropped";
+/// A `BlendShapeChannel`'s `DeformPercent` is not finite; its weight at rest is 0.
+pub const MORPH_WEIGHT_INVALID: &str = "fbx.morph-weight-invalid";
 /// An FBX 6 take's `Key` list ends inside a key, has a mode letter outside the FBX SDK's, or
 /// holds another number of keys than its `KeyCount`; the keys before the damage are kept.
 pub const TAKE_KEYS_MALFORMED: &str = "fbx.take-keys-malformed";

@@ -4,8 +4,10 @@
 //! `ByPolygonVertex`/`IndexToDirect`, material `AllSame`), Phong/Lambert materials with their
 //! textures (`DiffuseColor`, `SpecularColor`, `NormalMap`, `Bump`...; embedded images as
 //! `Video` content), a `Skin` with one `Cluster` per bone (`Transform` = the offset matrix,
-//! `TransformLink` = the bone's bind pose), and one `AnimationStack` per animation with
-//! linear `AnimationCurve`s.
+//! `TransformLink` = the bone's bind pose), a `BlendShape` with one `BlendShapeChannel` per
+//! morph target (`DeformPercent`, `FullWeights`) and one `Shape` geometry per shape, and one
+//! `AnimationStack` per animation with linear `AnimationCurve`s (node channels, and
+//! `DeformPercent` curves for the morph channels).
 //!
 //! Reading the file back ([`crate::import`]) gives the same scene when: the root is
 //! `RootNode` with an identity transform and no meshes; each mesh's vertices are already one
@@ -422,11 +424,13 @@ pub fn write_fbx_nodes(
         }
     }
     let mut node_materials: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut geometry_ids: HashMap<usize, i64> = HashMap::new();
     for (mi, mesh) in scene.meshes.iter().enumerate() {
         let Some(nodes) = owners.get(&mi) else {
             continue;
         };
         let gid = ids.next();
+        geometry_ids.insert(mi, gid);
         objects.push(geometry_node(gid, mesh, &mut node_materials, nodes));
         for &n in nodes {
             conns.push(oo(gid, model_id[n]));
@@ -492,6 +496,92 @@ pub fn write_fbx_nodes(
         }
     }
 
+    // Blend shapes: per mesh a `BlendShape`, per target a `BlendShapeChannel`, per shape a
+    // `Shape` geometry (a dense shape lists every vertex).
+    let mut channel_ids: HashMap<(usize, usize), i64> = HashMap::new();
+    for (mi, mesh) in scene.meshes.iter().enumerate() {
+        if mesh.morph_targets.is_empty() {
+            continue;
+        }
+        let Some(&gid) = geometry_ids.get(&mi) else {
+            continue;
+        };
+        let bid = ids.next();
+        let mut blend = node(
+            "Deformer",
+            vec![
+                OwnedValue::I64(bid),
+                name_class(&mesh.name, "Deformer"),
+                s("BlendShape"),
+            ],
+        );
+        blend.children.push(leaf("Version", OwnedValue::I32(100)));
+        objects.push(blend);
+        conns.push(oo(bid, gid));
+        for (ti, t) in mesh.morph_targets.iter().enumerate() {
+            let cid = ids.next();
+            channel_ids.insert((mi, ti), cid);
+            let mut ch = node(
+                "Deformer",
+                vec![
+                    OwnedValue::I64(cid),
+                    name_class(&t.name, "SubDeformer"),
+                    s("BlendShapeChannel"),
+                ],
+            );
+            ch.children.push(leaf("Version", OwnedValue::I32(100)));
+            ch.children.push(props70(vec![p(
+                "DeformPercent",
+                "Number",
+                "",
+                "A",
+                vec![OwnedValue::F64(f64::from(t.weight) * 100.0)],
+            )]));
+            ch.children.push(leaf(
+                "FullWeights",
+                OwnedValue::F64Array(
+                    t.shapes
+                        .iter()
+                        .map(|sh| f64::from(sh.full_weight) * 100.0)
+                        .collect(),
+                ),
+            ));
+            objects.push(ch);
+            conns.push(oo(cid, bid));
+            for sh in &t.shapes {
+                let sid = ids.next();
+                let mut shape = node(
+                    "Geometry",
+                    vec![
+                        OwnedValue::I64(sid),
+                        name_class(&sh.name, "Geometry"),
+                        s("Shape"),
+                    ],
+                );
+                let vec3s = |v: &[kiln_scene::Vec3]| {
+                    OwnedValue::F64Array(
+                        v.iter().flat_map(|d| d.to_array()).map(f64::from).collect(),
+                    )
+                };
+                shape.children.push(leaf("Version", OwnedValue::I32(100)));
+                shape.children.push(leaf(
+                    "Indexes",
+                    OwnedValue::I32Array(
+                        (0..sh.positions.len())
+                            .map(|i| sh.vertex(i) as i32)
+                            .collect(),
+                    ),
+                ));
+                shape.children.push(leaf("Vertices", vec3s(&sh.positions)));
+                if !sh.normals.is_empty() {
+                    shape.children.push(leaf("Normals", vec3s(&sh.normals)));
+                }
+                objects.push(shape);
+                conns.push(oo(sid, cid));
+            }
+        }
+    }
+
     // Animations.
     let mut first_fps = None;
     for a in &scene.animations {
@@ -531,6 +621,63 @@ pub fn write_fbx_nodes(
         layer.children.push(props70(Vec::new()));
         objects.push(layer);
         conns.push(oo(layer_id, stack_id));
+        for mc in &a.morph_channels {
+            let Some(&channel) = channel_ids.get(&(mc.mesh, mc.target)) else {
+                continue;
+            };
+            let cn = ids.next();
+            let first = mc.keys.first().map_or(0.0, |k| f64::from(k.value) * 100.0);
+            let mut cnode = node(
+                "AnimationCurveNode",
+                vec![
+                    OwnedValue::I64(cn),
+                    name_class("DeformPercent", "AnimCurveNode"),
+                    s(""),
+                ],
+            );
+            cnode.children.push(props70(vec![p(
+                "d|DeformPercent",
+                "Number",
+                "",
+                "A",
+                vec![OwnedValue::F64(first)],
+            )]));
+            objects.push(cnode);
+            conns.push(oo(cn, layer_id));
+            conns.push(op(cn, channel, "DeformPercent"));
+            let curve_id = ids.next();
+            let mut curve = node(
+                "AnimationCurve",
+                vec![
+                    OwnedValue::I64(curve_id),
+                    name_class("", "AnimCurve"),
+                    s(""),
+                ],
+            );
+            curve.children.push(leaf("Default", OwnedValue::F64(first)));
+            curve.children.push(leaf("KeyVer", OwnedValue::I32(4009)));
+            curve.children.push(leaf(
+                "KeyTime",
+                OwnedValue::I64Array(mc.keys.iter().map(|k| ktime(k.time)).collect()),
+            ));
+            curve.children.push(leaf(
+                "KeyValueFloat",
+                OwnedValue::F32Array(mc.keys.iter().map(|k| k.value * 100.0).collect()),
+            ));
+            curve.children.push(leaf(
+                "KeyAttrFlags",
+                OwnedValue::I32Array(vec![0x0000_0104]),
+            ));
+            curve
+                .children
+                .push(leaf("KeyAttrDataFloat", OwnedValue::F32Array(vec![0.0; 4])));
+            curve.children.push(leaf(
+                "KeyAttrRefCount",
+                OwnedValue::I32Array(vec![mc.keys.len() as i32]),
+            ));
+            objects.push(curve);
+            conns.push(op(curve_id, cn, "d|DeformPercent"));
+        }
         for ch in &a.channels {
             let Some(target) = scene.find_node(&ch.node_name) else {
                 continue;

@@ -1,7 +1,7 @@
 //! A stack that animates only blend shape weights stays an animation (Assimp 5.2 keeps it for
 //! its morph channel, and the original tool writes its clip, every bone in the bind pose):
 //! kiln imports it with no node channel, its length from `LocalStart`/`LocalStop` or, without
-//! them, from the weight keys, and says that the weights themselves are not imported.
+//! them, from the weight keys, with the weight curve as its one morph channel.
 
 use kiln_fbx_scene::codes;
 use kiln_testkit::fixtures::fbx::morph_only_file;
@@ -16,24 +16,28 @@ fn a_stack_that_only_moves_weights_is_an_animation() {
     assert_eq!(a.ticks_per_second, 30.0);
     // LocalStart 0.5 s, LocalStop 1 s: 15 ticks at 30 per second.
     assert!((a.duration - 15.0).abs() < 1e-9, "{}", a.duration);
+    // The weight curve is the cube's target's channel, its times from the range's start.
+    assert_eq!(a.morph_channels.len(), 1, "{:?}", s.warnings);
+    let c = &a.morph_channels[0];
+    assert_eq!((c.mesh, c.target), (0, 0));
+    let keys: Vec<(f64, f32)> = c.keys.iter().map(|k| (k.time, k.value)).collect();
+    assert_eq!(keys, [(-15.0, 0.0), (0.0, 1.0), (15.0, 0.0)]);
+    let target = &s.meshes[0].morph_targets[0];
+    assert_eq!(target.name, "Up");
+    // The top four corners, three quads each, move up by 1.
+    assert_eq!(target.shapes[0].vertices.len(), 12);
     assert!(
-        s.warnings
+        target.shapes[0]
+            .positions
             .iter()
-            .any(|w| w.code == codes::MORPH_UNSUPPORTED && w.message.contains("animation 'Blink'")),
+            .all(|d| *d == kiln_scene::Vec3::Z)
+    );
+    assert!(
+        !s.warnings
+            .iter()
+            .any(|w| w.code == codes::MORPH_UNSUPPORTED),
         "{:?}",
         s.warnings
-    );
-    // The shapes themselves are said to be left out, once, on their geometry.
-    let on_geometry: Vec<_> = s
-        .warnings
-        .iter()
-        .filter(|w| w.code == codes::MORPH_UNSUPPORTED && w.message.contains("Geometry"))
-        .collect();
-    assert_eq!(on_geometry.len(), 1, "{:?}", s.warnings);
-    assert!(
-        on_geometry[0]
-            .message
-            .contains("1 blend shape channel(s) are not imported")
     );
 
     // No range: the weight keys span one second.

@@ -245,6 +245,7 @@ fn build(plan: &Plan) -> Scene {
             duration: (plan.frames - 1) as f64,
             ticks_per_second: fps,
             channels: Vec::new(),
+            morph_channels: Vec::new(),
         };
         let mut names: Vec<usize> = (1..s.nodes.len()).filter(|_| rng.below(2) == 1).collect();
         names.sort_by(|a, b| s.nodes[*a].name.cmp(&s.nodes[*b].name));

@@ -163,9 +163,11 @@ pub fn change_basis(scene: &mut Scene, scale: f32, rotation: Mat3) -> Result<(),
         for bone in &mut mesh.bones {
             bone.offset_matrix = conjugate(&bone.offset_matrix);
         }
-        for target in &mut mesh.morph_targets {
-            target.positions.iter_mut().for_each(point);
-            target.normals.iter_mut().for_each(direction);
+        // Offsets are differences of points: the linear part alone moves them.
+        for shape in mesh.morph_targets.iter_mut().flat_map(|t| &mut t.shapes) {
+            shape.positions.iter_mut().for_each(point);
+            shape.normals.iter_mut().for_each(direction);
+            shape.tangents.iter_mut().for_each(direction);
         }
     }
     // Where each axis goes: scale keys follow their axes (sign dropped: a scale is a length).
@@ -312,6 +314,7 @@ mod tests {
                     value: Vec3::new(1.0, 2.0, 3.0),
                 }],
             }],
+            morph_channels: Vec::new(),
         });
         let skinned = |s: &Scene| -> Vec<Vec3> {
             let g = global(s, b);

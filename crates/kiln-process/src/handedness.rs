@@ -21,8 +21,8 @@ fn mirror_z(m: &mut Mat4) {
 /// - mesh positions, normals, tangents and bitangents get `z` negated; then, when the mesh has
 ///   tangents *and* bitangents, every bitangent is negated again as a whole vector ("they're
 ///   derived from the texture coords");
-/// - morph targets: positions and normals get `z` negated (no whole-vector bitangent flip: kiln
-///   morph targets carry no tangents);
+/// - morph target offsets (positions, normals, tangents) get `z` negated: a mirrored offset
+///   is the offset of the mirrored shape (kiln morph targets carry no bitangents to flip);
 /// - bone offset matrices become `S·M·S`;
 /// - material property `$tex.mapaxis` (a vector) gets `z` negated;
 /// - animation position keys get `z` negated, rotation keys `x` and `y` negated (`z`, `w`
@@ -49,12 +49,14 @@ pub fn make_left_handed(scene: &mut Scene) {
                 b.z = -b.z;
             }
         }
-        for target in &mut mesh.morph_targets {
-            for p in &mut target.positions {
-                p.z = -p.z;
-            }
-            for n in &mut target.normals {
-                n.z = -n.z;
+        for shape in mesh.morph_targets.iter_mut().flat_map(|t| &mut t.shapes) {
+            for d in shape
+                .positions
+                .iter_mut()
+                .chain(&mut shape.normals)
+                .chain(&mut shape.tangents)
+            {
+                d.z = -d.z;
             }
         }
         for bone in &mut mesh.bones {
@@ -143,8 +145,8 @@ pub fn convert_to_left_handed(scene: &mut Scene) {
 mod tests {
     use super::*;
     use kiln_scene::{
-        Animation, Bone, Material, Mesh, MorphTarget, Node, NodeChannel, QuatKey, UvChannel, Vec3,
-        VectorKey,
+        Animation, Bone, Material, Mesh, MorphShape, MorphTarget, Node, NodeChannel, QuatKey,
+        UvChannel, Vec3, VectorKey,
     };
 
     #[test]
@@ -184,8 +186,13 @@ mod tests {
         mesh.morph_targets.push(MorphTarget {
             name: "m".into(),
             weight: 1.0,
-            positions: vec![Vec3::new(0.0, 0.0, 5.0)],
-            normals: vec![Vec3::new(0.0, 0.0, 1.0)],
+            shapes: vec![MorphShape {
+                full_weight: 1.0,
+                positions: vec![Vec3::new(0.0, 0.0, 5.0)],
+                normals: vec![Vec3::new(0.0, 0.0, 1.0)],
+                tangents: vec![Vec3::new(1.0, 0.0, 2.0)],
+                ..MorphShape::default()
+            }],
         });
         s.meshes.push(mesh);
         let mut mat = Material::default();
@@ -226,8 +233,10 @@ mod tests {
         assert_eq!(m.bitangents[0], Vec3::new(0.0, -1.0, 2.0));
         assert_eq!(m.uv_channels[0].coords[0], Vec3::new(0.25, 0.75, 0.0));
         assert_eq!(m.bones[0].offset_matrix.w_axis.z, -3.0);
-        assert_eq!(m.morph_targets[0].positions[0].z, -5.0);
-        assert_eq!(m.morph_targets[0].normals[0].z, -1.0);
+        let shape = &m.morph_targets[0].shapes[0];
+        assert_eq!(shape.positions[0], Vec3::new(0.0, 0.0, -5.0));
+        assert_eq!(shape.normals[0], Vec3::new(0.0, 0.0, -1.0));
+        assert_eq!(shape.tangents[0], Vec3::new(1.0, 0.0, -2.0));
         let ch = &s.animations[0].channels[0];
         assert_eq!(ch.position_keys[0].value, Vec3::new(1.0, 2.0, -3.0));
         assert_eq!(

@@ -29,7 +29,10 @@
 //! - each per-vertex array of a mesh is empty or has `positions.len()` entries (at most
 //!   `u32::MAX`); tangents and bitangents come together; at most 8 UV and 8 colour channels;
 //! - `face_sizes` sums to `indices.len()`, every index and bone weight's vertex is below
-//!   `positions.len()`.
+//!   `positions.len()`;
+//! - morph targets as [`MorphTarget`] says (shapes by increasing full weight, sparse vertices
+//!   ascending and in range, offsets finite); every animation's morph channel names a mesh's
+//!   target and has sorted, finite keys.
 //!
 //! `no_std` + `alloc` (feature `std` adds the libm-exact parts of [`assimp_math`]), so importers
 //! that build without `std` (kiln-obj for `wasm32-unknown-unknown`) can use it.
@@ -48,7 +51,7 @@ pub mod names;
 pub mod validate;
 mod warning;
 
-pub use validate::{InvalidScene, MeshError};
+pub use validate::{InvalidScene, MeshError, MorphProblem};
 pub use warning::Warning;
 
 pub use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
@@ -181,7 +184,7 @@ pub struct Mesh {
     pub primitive_types: PrimitiveTypes,
     /// Skin: bones that deform this mesh.
     pub bones: Vec<Bone>,
-    /// Morph targets (FBX blend shapes), same vertex count as the mesh.
+    /// Morph targets (FBX blend shape channels), in the file's order.
     pub morph_targets: Vec<MorphTarget>,
 }
 
@@ -258,17 +261,58 @@ pub struct VertexWeight {
     pub weight: f32,
 }
 
-/// A morph target (Assimp `aiAnimMesh`): replacement attributes for every vertex.
+/// A morph target: one blend weight that moves the mesh's vertices by offsets (FBX
+/// `BlendShapeChannel`, glTF morph target, ufbx `ufbx_blend_channel`). Unlike Assimp's
+/// `aiAnimMesh` (a full replacement mesh per shape) it keeps the offsets, sparse where the
+/// source is, and the in-between shapes of the channel with their full weights.
+///
+/// Invariants (checked by [`Scene::validate`]): at least one shape; shapes sorted by
+/// [`MorphShape::full_weight`], no two equal, none 0, all finite; each shape's arrays as
+/// [`MorphShape`] says.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MorphTarget {
-    /// Name of the target (FBX blend shape channel).
+    /// Name of the target (FBX: the channel's name without its class prefix).
     pub name: String,
-    /// Default blend weight, 0 (base mesh) to 1 (this target).
+    /// Weight at rest: 0 is the base mesh, 1 the (last) shape (FBX `DeformPercent` / 100).
     pub weight: f32,
-    /// Replacement position of every vertex (absolute, not offsets).
+    /// The shapes, by increasing full weight: one shape of full weight 1 for a plain target,
+    /// more for in-betweens (ufbx's keyframes of a channel).
+    pub shapes: Vec<MorphShape>,
+}
+
+/// One shape of a [`MorphTarget`]: per-vertex offsets reached at full strength when the
+/// target's weight is [`MorphShape::full_weight`].
+///
+/// Sparse or dense as the source is: `vertices` lists the vertices moved (ascending, no
+/// repeats, each below the mesh's vertex count) with one offset each, or is empty and every
+/// vertex of the mesh has an offset, in order. `normals` and `tangents` are empty or as long
+/// as `positions`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphShape {
+    /// Name of the shape (FBX: the `Shape` geometry's name without its class prefix).
+    pub name: String,
+    /// The target weight at which this shape applies fully (FBX `FullWeights` / 100; 1 for a
+    /// plain target). Between two shapes the runtime blends them linearly, as ufbx does.
+    pub full_weight: f32,
+    /// The vertices moved, ascending; empty: all of them.
+    pub vertices: Vec<u32>,
+    /// Position offset of each listed vertex, in the mesh's space.
     pub positions: Vec<Vec3>,
-    /// Replacement normal of every vertex, or empty.
+    /// Normal offset of each listed vertex, or empty.
     pub normals: Vec<Vec3>,
+    /// Tangent offset of each listed vertex, or empty.
+    pub tangents: Vec<Vec3>,
+}
+
+impl MorphShape {
+    /// The vertex each offset moves: `vertices[i]`, or `i` for a dense shape.
+    pub fn vertex(&self, i: usize) -> u32 {
+        if self.vertices.is_empty() {
+            i as u32
+        } else {
+            self.vertices[i]
+        }
+    }
 }
 
 /// Texture slot kinds (the subset of Assimp's `aiTextureType` that importers fill).
@@ -424,6 +468,29 @@ pub struct Animation {
     pub ticks_per_second: f64,
     /// One channel per animated node.
     pub channels: Vec<NodeChannel>,
+    /// One channel per animated morph target.
+    pub morph_channels: Vec<MorphChannel>,
+}
+
+/// A key of a morph weight channel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WeightKey {
+    /// In ticks.
+    pub time: f64,
+    /// The target's weight at `time` (0 base, 1 full), linear between keys.
+    pub value: f32,
+}
+
+/// The weight of one morph target over time (Assimp `aiMeshMorphAnim`, per target). Keys are
+/// sorted by time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphChannel {
+    /// Index into [`Scene::meshes`].
+    pub mesh: usize,
+    /// Index into that mesh's [`Mesh::morph_targets`].
+    pub target: usize,
+    /// The weight keys.
+    pub keys: Vec<WeightKey>,
 }
 
 /// Axis conventions as the source file declared them (FBX `GlobalSettings`).

@@ -124,6 +124,77 @@ pub enum MeshError {
         /// The bound the vertex must stay below.
         vertices: usize,
     },
+    /// A morph target breaks the rules of [`crate::MorphTarget`] (the first such target).
+    MorphTarget {
+        /// Index of the target in `morph_targets`.
+        target: usize,
+        /// Its name.
+        name: String,
+        /// What is wrong.
+        problem: MorphProblem,
+    },
+}
+
+/// What is wrong with a morph target ([`MeshError::MorphTarget`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MorphProblem {
+    /// The target has no shape.
+    NoShapes,
+    /// A shape's full weight is 0, not finite, or not above the previous shape's.
+    FullWeight {
+        /// Index of the shape.
+        shape: usize,
+    },
+    /// A shape's `vertices` are not ascending and unique, or one is past the mesh's end.
+    Vertices {
+        /// Index of the shape.
+        shape: usize,
+    },
+    /// A shape's offset array has the wrong length.
+    Length {
+        /// Index of the shape.
+        shape: usize,
+        /// Which array (`positions`, `normals`, `tangents`).
+        array: &'static str,
+        /// Its length.
+        len: usize,
+        /// The length expected (or 0 for `normals` and `tangents`).
+        expected: usize,
+    },
+    /// An offset is NaN or infinite.
+    NotFinite {
+        /// Index of the shape.
+        shape: usize,
+    },
+}
+
+impl fmt::Display for MorphProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MorphProblem::NoShapes => f.write_str("no shape"),
+            MorphProblem::FullWeight { shape } => write!(
+                f,
+                "shape {shape}: full weight zero, not finite or not above the previous one"
+            ),
+            MorphProblem::Vertices { shape } => write!(
+                f,
+                "shape {shape}: vertices not ascending or past the mesh's end"
+            ),
+            MorphProblem::Length {
+                shape,
+                array,
+                len,
+                expected,
+            } => write!(
+                f,
+                "shape {shape}: {len} {array} offsets, expected {expected}"
+            ),
+            MorphProblem::NotFinite { shape } => {
+                write!(f, "shape {shape}: an offset is not finite")
+            }
+        }
+    }
 }
 
 impl fmt::Display for MeshError {
@@ -177,6 +248,11 @@ impl fmt::Display for MeshError {
             MeshError::BoneWeightOutOfRange { name, vertex, .. } => {
                 write!(f, "bone {name} weights vertex {vertex}")
             }
+            MeshError::MorphTarget {
+                target,
+                name,
+                problem,
+            } => write!(f, "morph target {target} ({name}): {problem}"),
         }
     }
 }
@@ -282,7 +358,7 @@ impl Mesh {
     }
 
     /// Checks the mesh's own invariants: [`Mesh::validate_geometry`], then that every bone
-    /// weight names a vertex of the mesh. Returns the first finding. (The material index needs
+    /// weight names a vertex of the mesh, then the morph targets' rules. Returns the first finding. (The material index needs
     /// the scene: [`Scene::validate`] checks it.)
     pub fn validate(&self) -> Result<(), MeshError> {
         self.validate_geometry()?;
@@ -297,8 +373,60 @@ impl Mesh {
                 });
             }
         }
+        for (target, t) in self.morph_targets.iter().enumerate() {
+            if let Err(problem) = morph_target(t, vertices) {
+                return Err(MeshError::MorphTarget {
+                    target,
+                    name: t.name.clone(),
+                    problem,
+                });
+            }
+        }
         Ok(())
     }
+}
+
+/// The rules of [`crate::MorphTarget`] and [`crate::MorphShape`] for a mesh of `vertices`.
+fn morph_target(t: &crate::MorphTarget, vertices: usize) -> Result<(), MorphProblem> {
+    if t.shapes.is_empty() {
+        return Err(MorphProblem::NoShapes);
+    }
+    let mut previous = f32::NEG_INFINITY;
+    for (shape, s) in t.shapes.iter().enumerate() {
+        let w = s.full_weight;
+        if !w.is_finite() || w == 0.0 || w <= previous {
+            return Err(MorphProblem::FullWeight { shape });
+        }
+        previous = w;
+        let expected = if s.vertices.is_empty() {
+            vertices
+        } else {
+            let ascending = s.vertices.windows(2).all(|p| p[0] < p[1]);
+            if !ascending || s.vertices.last().is_some_and(|&v| v as usize >= vertices) {
+                return Err(MorphProblem::Vertices { shape });
+            }
+            s.vertices.len()
+        };
+        for (array, len, must) in [
+            ("positions", s.positions.len(), true),
+            ("normals", s.normals.len(), false),
+            ("tangents", s.tangents.len(), false),
+        ] {
+            if len != expected && (must || len != 0) {
+                return Err(MorphProblem::Length {
+                    shape,
+                    array,
+                    len,
+                    expected,
+                });
+            }
+        }
+        let finite = |v: &[crate::Vec3]| v.iter().all(|d| d.is_finite());
+        if !finite(&s.positions) || !finite(&s.normals) || !finite(&s.tangents) {
+            return Err(MorphProblem::NotFinite { shape });
+        }
+    }
+    Ok(())
 }
 
 /// What [`Scene::validate`] found wrong: the first broken invariant, with the index of the
@@ -375,6 +503,14 @@ pub enum InvalidScene {
         /// `textures.len()`, the bound.
         textures: usize,
     },
+    /// An animation's morph channel names a mesh or target that does not exist, or its keys
+    /// are not sorted by time or not finite.
+    MorphChannel {
+        /// Index of the animation.
+        animation: usize,
+        /// Index of the channel in its `morph_channels`.
+        channel: usize,
+    },
 }
 
 /// [`InvalidScene::reason`]: the finding without the `invalid scene: ` prefix.
@@ -413,6 +549,10 @@ impl fmt::Display for Reason<'_> {
                 f,
                 "material {material} references embedded texture {texture}"
             ),
+            InvalidScene::MorphChannel { animation, channel } => write!(
+                f,
+                "animation {animation}: morph channel {channel} names no target or has unsorted keys"
+            ),
         }
     }
 }
@@ -437,7 +577,8 @@ impl Scene {
     /// Checks the crate invariants, in this order: a root without a parent; each node after
     /// the root with an earlier parent that lists it, children whose parent is the node, and
     /// meshes in range (node by node); each mesh's material in range, then [`Mesh::validate`]
-    /// (mesh by mesh); each material's embedded textures in range. Returns the first finding.
+    /// (mesh by mesh); each material's embedded textures in range; each animation's morph
+    /// channels naming a target, with sorted finite keys. Returns the first finding.
     pub fn validate(&self) -> Result<(), InvalidScene> {
         let Some(root) = self.nodes.first() else {
             return Err(InvalidScene::NoRoot);
@@ -503,6 +644,22 @@ impl Scene {
                     texture: e,
                     textures: self.textures.len(),
                 });
+            }
+        }
+        for (animation, a) in self.animations.iter().enumerate() {
+            for (channel, c) in a.morph_channels.iter().enumerate() {
+                let named = self
+                    .meshes
+                    .get(c.mesh)
+                    .is_some_and(|m| c.target < m.morph_targets.len());
+                let keys = c
+                    .keys
+                    .iter()
+                    .all(|k| k.time.is_finite() && k.value.is_finite())
+                    && c.keys.windows(2).all(|k| k[0].time <= k[1].time);
+                if !named || !keys {
+                    return Err(InvalidScene::MorphChannel { animation, channel });
+                }
             }
         }
         Ok(())
@@ -653,6 +810,11 @@ mod tests {
                 weight: 1.0,
             }],
         });
+        m.morph_targets.push(crate::MorphTarget {
+            name: "smile".into(),
+            weight: 0.0,
+            shapes: vec![],
+        });
         let mut order = Vec::new();
         while let Err(e) = m.validate() {
             order.push(e.to_string());
@@ -668,6 +830,7 @@ mod tests {
                 }
                 MeshError::IndexOutOfRange { .. } => m.indices[0] = 0,
                 MeshError::BoneWeightOutOfRange { .. } => m.bones.clear(),
+                MeshError::MorphTarget { .. } => m.morph_targets.clear(),
                 MeshError::TooManyVertices { .. } => unreachable!(),
             }
         }
@@ -683,8 +846,102 @@ mod tests {
                 "face sizes sum to 4 but there are 3 indices",
                 "index 9 (at 0) past 3 vertices",
                 "bone b weights vertex 5",
+                "morph target 0 (smile): no shape",
             ]
         );
+    }
+
+    #[test]
+    fn morph_target_rules_each_name_their_shape() {
+        use crate::{MorphShape, MorphTarget};
+        let shape = |full_weight: f32, vertices: Vec<u32>, n: usize| MorphShape {
+            full_weight,
+            vertices,
+            positions: vec![Vec3::X; n],
+            ..MorphShape::default()
+        };
+        let check = |shapes: Vec<MorphShape>| {
+            let mut m = triangle();
+            m.morph_targets.push(MorphTarget {
+                name: "t".into(),
+                weight: 0.5,
+                shapes,
+            });
+            m.validate().err().map(|e| e.to_string())
+        };
+        // Dense (3 offsets), sparse, and an in-between chain are all fine.
+        assert_eq!(check(vec![shape(1.0, vec![], 3)]), None);
+        assert_eq!(
+            check(vec![shape(0.5, vec![0, 2], 2), shape(1.0, vec![1], 1)]),
+            None
+        );
+        let bad = |shapes| check(shapes).unwrap();
+        assert_eq!(
+            bad(vec![shape(1.0, vec![], 2)]),
+            "morph target 0 (t): shape 0: 2 positions offsets, expected 3"
+        );
+        assert_eq!(
+            bad(vec![shape(1.0, vec![2, 1], 2)]),
+            "morph target 0 (t): shape 0: vertices not ascending or past the mesh's end"
+        );
+        assert_eq!(
+            bad(vec![shape(1.0, vec![3], 1)]),
+            "morph target 0 (t): shape 0: vertices not ascending or past the mesh's end"
+        );
+        assert_eq!(
+            bad(vec![shape(1.0, vec![], 3), shape(1.0, vec![0], 1)]),
+            "morph target 0 (t): shape 1: full weight zero, not finite or not above the previous one"
+        );
+        assert_eq!(
+            bad(vec![shape(0.0, vec![], 3)]),
+            "morph target 0 (t): shape 0: full weight zero, not finite or not above the previous one"
+        );
+        let mut s = shape(1.0, vec![0], 1);
+        s.normals = vec![Vec3::Y; 2];
+        assert_eq!(
+            bad(vec![s]),
+            "morph target 0 (t): shape 0: 2 normals offsets, expected 1"
+        );
+        let mut s = shape(1.0, vec![0], 1);
+        s.positions[0].y = f32::NAN;
+        assert_eq!(
+            bad(vec![s]),
+            "morph target 0 (t): shape 0: an offset is not finite"
+        );
+    }
+
+    #[test]
+    fn morph_channels_name_a_target_and_keep_their_keys_sorted() {
+        use crate::{Animation, MorphChannel, MorphShape, MorphTarget, WeightKey};
+        let mut s = scene_with(triangle());
+        s.meshes[0].morph_targets.push(MorphTarget {
+            name: "t".into(),
+            weight: 0.0,
+            shapes: vec![MorphShape {
+                full_weight: 1.0,
+                positions: vec![Vec3::X; 3],
+                ..MorphShape::default()
+            }],
+        });
+        let key = |time, value| WeightKey { time, value };
+        let with = |mesh, target, keys: Vec<WeightKey>| {
+            let mut s = s.clone();
+            s.animations.push(Animation {
+                morph_channels: vec![MorphChannel { mesh, target, keys }],
+                ..Animation::default()
+            });
+            s.validate().err().map(|e| e.to_string())
+        };
+        assert_eq!(with(0, 0, vec![key(0.0, 0.0), key(1.0, 1.0)]), None);
+        let bad =
+            "invalid scene: animation 0: morph channel 0 names no target or has unsorted keys";
+        assert_eq!(with(0, 1, vec![]).as_deref(), Some(bad));
+        assert_eq!(with(1, 0, vec![]).as_deref(), Some(bad));
+        assert_eq!(
+            with(0, 0, vec![key(1.0, 0.0), key(0.0, 1.0)]).as_deref(),
+            Some(bad)
+        );
+        assert_eq!(with(0, 0, vec![key(0.0, f32::NAN)]).as_deref(), Some(bad));
     }
 
     #[test]

@@ -282,6 +282,7 @@ fn read_animation(r: &mut Reader) -> Result<Animation, String> {
         duration: r.f64()?,
         ticks_per_second: r.f64()?,
         channels: Vec::new(),
+        morph_channels: Vec::new(),
     };
     let n = r.u32()?;
     for _ in 0..n {

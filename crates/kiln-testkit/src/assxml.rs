@@ -408,6 +408,7 @@ fn animation(a: &Elem) -> Result<Animation, String> {
         duration: num("duration"),
         ticks_per_second: num("tick_cnt"),
         channels: Vec::new(),
+        morph_channels: Vec::new(),
     };
     if let Some(list) = a.child("NodeAnimList") {
         for na in list.children_named("NodeAnim") {

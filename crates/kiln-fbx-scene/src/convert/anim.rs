@@ -22,8 +22,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use kiln_scene::assimp_math::{M4, Q, RotOrder, euler_to_quat, rotation_matrix, sq_len};
-use kiln_scene::{Animation, NodeChannel, QuatKey, Vec3, VectorKey, Warning};
+use kiln_scene::{Animation, NodeChannel, QuatKey, Vec3, VectorKey, Warning, WeightKey};
 
+use super::morph::PendingMorphCurve;
 use super::settings::{frame_rate, time_mode};
 use super::transform::{Comp, chain_node_name};
 use super::{Converter, Model};
@@ -51,10 +52,15 @@ pub(super) struct CurveNode {
     pub(super) curves: BTreeMap<String, Arc<Curve>>,
 }
 
-/// The blend shape weight keys of a stack: their time range (`None` when no curve has keys).
-#[derive(Default, Clone, Copy)]
+/// The blend shape weight curves of a stack: the time range of those on channels of a used
+/// geometry (`None` when no curve has keys; Assimp's rule for keeping a stack), and every
+/// `DeformPercent` curve with its channel.
+#[derive(Default)]
 pub(super) struct MorphKeys {
+    /// A curve drives a channel of a used geometry (Assimp keeps the stack).
+    keeps: bool,
     range: Option<(i64, i64)>,
+    curves: Vec<(u64, Arc<Curve>)>,
 }
 
 /// The curve nodes of one stack by target node name (sorted), each with its model id, in
@@ -138,24 +144,23 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                     }
                     let Some(model) = self.model(target.dst) else {
                         if target.property == "DeformPercent" {
-                            self.warn(
-                            Warning::new(
-                                codes::MORPH_UNSUPPORTED,
-                                format!(
-                                    "animation '{name}': blend shape (morph) channels are not imported"
-                                ),
-                            )
-                            .at(format!("animation '{name}'")),
-                        );
+                            let curves = self.node_curves(cn, &mut curve_cache);
                             if self.blend_channel_drives_a_model(target.dst) {
                                 let keys = self.curve_time_range(cn, &mut curve_cache);
-                                let all = morph.get_or_insert(MorphKeys::default());
+                                let all = morph.get_or_insert_with(MorphKeys::default);
+                                all.keeps = true;
                                 if let Some((lo, hi)) = keys {
                                     all.range = Some(match all.range {
                                         Some((a, b)) => (a.min(lo), b.max(hi)),
                                         None => (lo, hi),
                                     });
                                 }
+                            }
+                            if let Some((_, c)) = curves.into_iter().next() {
+                                morph
+                                    .get_or_insert_with(MorphKeys::default)
+                                    .curves
+                                    .push((target.dst, c));
                             }
                         }
                         continue;
@@ -297,11 +302,16 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                 self.anim_chain_bits.insert(name.to_string(), bits);
             }
         }
+        let morph = morph.unwrap_or_default();
         if channels.is_empty() {
-            // A stack that only moves blend shape weights is still an animation (the clip of
-            // the bind pose, as the original tool writes it). Without a time range its length
-            // is that of the weight keys (Assimp's would be -2e10 ticks: no node keys).
-            let Some(m) = morph else { return };
+            // A stack that only moves blend shape weights of a used geometry is still an
+            // animation (the clip of the bind pose, as the original tool writes it). Without a
+            // time range its length is that of the weight keys (Assimp's would be -2e10 ticks:
+            // no node keys).
+            if !morph.keeps {
+                return;
+            }
+            let m = &morph;
             if !has_range {
                 let (lo, hi) = m.range.unwrap_or((0, 0));
                 ctx.min_time = convert_time(lo, fps);
@@ -329,11 +339,30 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                 k.time -= start_fps;
             }
         }
+        let animation = self.scene.animations.len();
+        for (channel, curve) in morph.curves {
+            let keys = curve
+                .times
+                .iter()
+                .zip(&curve.values)
+                .map(|(&t, &v)| WeightKey {
+                    time: convert_time(t, fps) - start_fps,
+                    value: v / 100.0,
+                })
+                .filter(|k| k.value.is_finite())
+                .collect();
+            self.pending_morph.push(PendingMorphCurve {
+                animation,
+                channel,
+                keys,
+            });
+        }
         self.scene.animations.push(Animation {
             name,
             duration: stop_fps - start_fps,
             ticks_per_second: fps,
             channels,
+            morph_channels: Vec::new(),
         });
     }
 

@@ -44,10 +44,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             );
             self.warnings.extend(w);
             match r {
-                Ok(m) => {
-                    self.warn_blend_shapes(&obj, &what);
-                    Some(Rc::new(m))
-                }
+                Ok(m) => Some(Rc::new(m)),
                 Err(e) => {
                     self.warn(
                         Warning::new(
@@ -62,36 +59,6 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         };
         self.geometries.insert(id, result.clone());
         result
-    }
-
-    /// Blend shapes on a geometry (7.x: `BlendShape` deformers; 6.x: `Shape` children) are not
-    /// imported: the base shape is. Said once per geometry, so that nothing is left out
-    /// silently.
-    fn warn_blend_shapes(&mut self, obj: &Object<'d, 'a>, what: &str) {
-        let g = self.g;
-        let channels: usize = g
-            .sources_of(obj.id, "Deformer")
-            .filter(|(c, o)| c.property.is_empty() && o.class(g.legacy) == "BlendShape")
-            .map(|(c, _)| {
-                g.sources_of(c.src, "Deformer")
-                    .filter(|(l, o)| {
-                        l.property.is_empty() && o.class(g.legacy) == "BlendShapeChannel"
-                    })
-                    .count()
-            })
-            .sum::<usize>()
-            + obj.node.children_named("Shape").count();
-        if channels > 0 {
-            self.warn(
-                Warning::new(
-                    codes::MORPH_UNSUPPORTED,
-                    format!(
-                        "{what}: {channels} blend shape channel(s) are not imported; the base shape is"
-                    ),
-                )
-                .at(what.to_string()),
-            );
-        }
     }
 
     /// A `Line` geometry as a mesh geometry of 2-corner faces (control points kept as they
@@ -202,13 +169,16 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                     out.push(self.convert_mesh_part(&geo, &obj, model, node, Some(m), &mut split));
                 }
             }
+            self.attach_morph_targets(&obj, &geo, &out, &parts);
             out
         } else {
             let mut split = Split {
                 parts: &[],
                 bones: None,
             };
-            vec![self.convert_mesh_part(&geo, &obj, model, node, None, &mut split)]
+            let out = vec![self.convert_mesh_part(&geo, &obj, model, node, None, &mut split)];
+            self.attach_morph_targets(&obj, &geo, &out, &[]);
+            out
         };
         self.meshes_converted.insert(gid, out.clone());
         out

@@ -33,6 +33,7 @@ use crate::options::ImportOptions;
 mod anim;
 mod material;
 mod mesh;
+mod morph;
 mod settings;
 mod skin;
 mod takes;
@@ -87,6 +88,11 @@ pub(crate) struct Converter<'g, 'd, 'a> {
     /// when the file has one), whose offsets are computed once the nodes exist
     /// ([`Converter::recover_binds`]).
     pending_binds: Vec<(u64, String, Option<M4>)>,
+    /// `BlendShapeChannel` id → the (mesh, target) pairs it made.
+    morph_targets_of: HashMap<u64, Vec<(usize, usize)>>,
+    /// Blend shape weight curves read with the animations, resolved to targets once the
+    /// meshes exist ([`Converter::resolve_morph_channels`]).
+    pending_morph: Vec<morph::PendingMorphCurve>,
 }
 
 fn fix_node_name(name: &str) -> String {
@@ -109,6 +115,8 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
             default_material: None,
             anim_chain_bits: HashMap::new(),
             pending_binds: Vec::new(),
+            morph_targets_of: HashMap::new(),
+            pending_morph: Vec::new(),
         }
     }
 
@@ -136,6 +144,7 @@ impl<'g, 'd, 'a> Converter<'g, 'd, 'a> {
         self.convert_orphaned_textures();
         self.convert_nodes();
         self.recover_binds();
+        self.resolve_morph_channels();
         self.convert_global_settings();
         self.add_missing_tracks();
         let warnings = std::mem::take(&mut self.warnings);

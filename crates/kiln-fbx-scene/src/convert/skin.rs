@@ -334,38 +334,8 @@ pub(super) fn split_bones(
     clusters: &[Cluster<'_>],
     parts: &[i32],
 ) -> Vec<Vec<Bone>> {
-    // Part and vertex within it of every corner (`u32::MAX`: in no part), in face order as
-    // the parts pick their corners.
-    let corner_count = geo.corner_count();
-    let part_and_vertex = || {
-        let mut part_of = vec![u32::MAX; corner_count];
-        let mut vertex_of = vec![0u32; corner_count];
-        let mut next = vec![0u32; parts.len()];
-        let mut cursor = 0usize;
-        for (f, &n) in geo.faces.iter().enumerate() {
-            let part = geo
-                .materials
-                .get(f)
-                .and_then(|m| parts.iter().position(|p| p == m));
-            let end = (cursor + n as usize).min(corner_count);
-            if let Some(p) = part
-                && cursor < end
-            {
-                for (slot, vertex) in part_of[cursor..end]
-                    .iter_mut()
-                    .zip(&mut vertex_of[cursor..end])
-                {
-                    *slot = p as u32;
-                    *vertex = next[p];
-                    next[p] += 1;
-                }
-            }
-            cursor += n as usize;
-        }
-        (part_of, vertex_of)
-    };
     let ((offsets, point_corners), (part_of, vertex_of)) =
-        par::join(|| geo.point_corners(), part_and_vertex);
+        par::join(|| geo.point_corners(), || corner_parts(geo, parts));
     let corners_of = |index: i32| corners_of_point(geo, &offsets, &point_corners, index);
     let (source, todo) = first_of_each_bone(clusters);
     let weights = par::map(&todo, |&i| {
@@ -408,6 +378,38 @@ pub(super) fn split_bones(
             })
         })
         .collect()
+}
+
+/// The part (index in `parts`, the material indices of a geometry split by material) and the
+/// vertex within it of every corner (`u32::MAX`: in no part), in face order as the parts pick
+/// their corners.
+pub(super) fn corner_parts(geo: &MeshGeometry<'_>, parts: &[i32]) -> (Vec<u32>, Vec<u32>) {
+    let corner_count = geo.corner_count();
+    let mut part_of = vec![u32::MAX; corner_count];
+    let mut vertex_of = vec![0u32; corner_count];
+    let mut next = vec![0u32; parts.len()];
+    let mut cursor = 0usize;
+    for (f, &n) in geo.faces.iter().enumerate() {
+        let part = geo
+            .materials
+            .get(f)
+            .and_then(|m| parts.iter().position(|p| p == m));
+        let end = (cursor + n as usize).min(corner_count);
+        if let Some(p) = part
+            && cursor < end
+        {
+            for (slot, vertex) in part_of[cursor..end]
+                .iter_mut()
+                .zip(&mut vertex_of[cursor..end])
+            {
+                *slot = p as u32;
+                *vertex = next[p];
+                next[p] += 1;
+            }
+        }
+        cursor += n as usize;
+    }
+    (part_of, vertex_of)
 }
 
 /// The corners made from control point `index` (none when it is out of range), from
