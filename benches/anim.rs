@@ -1,6 +1,8 @@
 //! The animation runtime: sampling plus local → model per bone and frame, the bake's
-//! throughput (bone·frames/s), and CPU skinning (vertices/s) on one thread and on all threads
-//! (rayon over vertex chunks; the runtime itself is single-threaded and `no_std`).
+//! throughput (bone·frames/s), CPU skinning (vertices/s) on one thread and on all threads
+//! (rayon over vertex chunks; the runtime itself is single-threaded and `no_std`), and blend
+//! shapes (`anim_morph`, vertex·targets/s: vertices × targets per call, whatever share of the
+//! vertices each target moves).
 //!
 //! `cargo bench --bench anim`; results in docs/performance.md ("Animation runtime (issue 5)").
 //! Inputs are generated in code: a branching skeleton, clips whose every bone moves every
@@ -14,6 +16,7 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Mat4, Quat, Vec3};
 use kiln::anim::bake::{BakeOptions, bake};
+use kiln::anim::morph::{MorphShape, MorphTarget, apply_morphs, morph_and_skin};
 use kiln::anim::sample::{AnimationClip, Wrap};
 use kiln::anim::skeleton::{Pose, Skeleton};
 use kiln::anim::skin::{palette, skin_vertices};
@@ -250,11 +253,123 @@ fn skinning(c: &mut Criterion) {
     g.finish();
 }
 
+/// The deltas of `targets` single-shape targets over `n` vertices: sparse ones each moving 30 %
+/// of the vertices (`(v + 3t) % 10 < 3`, ascending), or dense ones (a delta per vertex).
+struct MorphData {
+    vertices: Vec<Vec<u32>>,
+    positions: Vec<Vec<[f32; 3]>>,
+    normals: Vec<Vec<[f32; 3]>>,
+}
+
+fn morph_data(n: usize, targets: usize, dense: bool) -> MorphData {
+    let mut data = MorphData {
+        vertices: Vec::new(),
+        positions: Vec::new(),
+        normals: Vec::new(),
+    };
+    for t in 0..targets {
+        let touched: Vec<u32> = (0..n as u32)
+            .filter(|&v| dense || (v as usize + 3 * t) % 10 < 3)
+            .collect();
+        let delta = |v: u32, s: f32| {
+            let a = 0.001 * (v as f32 + 17.0 * t as f32);
+            [s * a.sin(), s * a.cos(), s * 0.5]
+        };
+        data.positions
+            .push(touched.iter().map(|&v| delta(v, 0.05)).collect());
+        data.normals
+            .push(touched.iter().map(|&v| delta(v, 0.2)).collect());
+        data.vertices.push(if dense { Vec::new() } else { touched });
+    }
+    data
+}
+
+fn morphing(c: &mut Criterion) {
+    let mut g = c.benchmark_group("anim_morph");
+    let (n, count, bones) = (20_000usize, 50usize, 64usize);
+    let verts = vertices(n, bones);
+    let base_p: Vec<[f32; 3]> = verts.iter().map(|v| v.position).collect();
+    let base_n: Vec<[f32; 3]> = verts.iter().map(|v| v.normal).collect();
+    let weights = vec![0.3f32; count];
+    let (s, clips) = setup(bones, 60, 1);
+    let baked = bake(&s, &clips, &BakeOptions::default()).unwrap();
+    let mut pal = vec![Mat4::IDENTITY; bones];
+    palette(&baked, 0, 12.4, Wrap::Loop, &mut pal).unwrap();
+    let (mut p, mut nr, mut t) = (vec![[0f32; 3]; n], vec![[0f32; 3]; n], vec![[0f32; 3]; n]);
+    let mut morphed = verts.clone();
+    let size = format!("{n}x{count}");
+    g.throughput(Throughput::Elements((n * count) as u64));
+    for (kind, dense) in [("sparse_30pct", false), ("dense", true)] {
+        let data = morph_data(n, count, dense);
+        let shapes: Vec<[MorphShape; 1]> = (0..count)
+            .map(|k| {
+                [MorphShape {
+                    full_weight: 1.0,
+                    vertices: &data.vertices[k],
+                    positions: &data.positions[k],
+                    normals: &data.normals[k],
+                }]
+            })
+            .collect();
+        let targets: Vec<MorphTarget> = shapes.iter().map(|s| MorphTarget { shapes: s }).collect();
+        g.bench_with_input(
+            BenchmarkId::new(format!("{kind}/positions+normals"), &size),
+            &n,
+            |b, _| {
+                b.iter(|| {
+                    apply_morphs(
+                        &base_p,
+                        &base_n,
+                        &targets,
+                        black_box(&weights),
+                        &mut p,
+                        &mut nr,
+                    )
+                    .unwrap()
+                })
+            },
+        );
+        g.bench_with_input(
+            BenchmarkId::new(format!("{kind}/positions"), &size),
+            &n,
+            |b, _| {
+                b.iter(|| {
+                    apply_morphs(&base_p, &[], &targets, black_box(&weights), &mut p, &mut [])
+                        .unwrap()
+                })
+            },
+        );
+        if !dense {
+            // The per-frame morph + skin of a whole mesh (positions, normals, tangents).
+            g.bench_with_input(
+                BenchmarkId::new(format!("{kind}/morph_and_skin"), &size),
+                &n,
+                |b, _| {
+                    b.iter(|| {
+                        morph_and_skin(
+                            black_box(&pal),
+                            &verts,
+                            &targets,
+                            black_box(&weights),
+                            &mut morphed,
+                            &mut p,
+                            &mut nr,
+                            &mut t,
+                        )
+                        .unwrap()
+                    })
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
 criterion_group!(
     name = benches;
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2));
-    targets = sampling, baking, skinning
+    targets = sampling, baking, skinning, morphing
 );
 criterion_main!(benches);

@@ -10,6 +10,8 @@
 //!   and [`dds`] to write it as a DDS texture array; [`bake_model`] ([`baked`]) does a whole
 //!   model: skeleton, binding, bake;
 //! - [`skin`]: CPU skinning with the HLSL's lerp-between-frames semantics;
+//! - [`morph`]: blend shapes (morph targets): a channel's weight to its shapes' weights as ufbx
+//!   computes them, and positions and normals morphed before (or without) skinning;
 //! - [`csv`]: reference `003`'s CSV dump of bones and vertex weights;
 //! - [`BindWarning`]: what binding repaired or assumed, with a stable code ([`codes`]).
 //!
@@ -34,6 +36,7 @@ pub mod baked;
 pub mod codes;
 pub mod csv;
 pub mod dds;
+pub mod morph;
 pub mod sample;
 pub mod skeleton;
 pub mod skin;
@@ -45,6 +48,7 @@ pub use bake::{Bake, BakeError, BakeOptions, bake};
 pub use baked::{
     BIND_POSE_CLIP, BakeModelError, Baked, ModelBakeOptions, bake_model, bind_pose_bake,
 };
+pub use morph::{MorphError, MorphShape, MorphTarget, apply_morphs, morph_and_skin, shape_weights};
 pub use sample::{AnimationClip, BindError, Wrap};
 pub use skeleton::{Pose, PoseMismatch, Skeleton, SkeletonError, classic_offsets};
 pub use skin::{SkinError, palette, skin_vertices};
