@@ -3,14 +3,15 @@
 //! Seeds: the FBX files of Assimp's corpus (/usr/share/assimp/models), and the writer's
 //! output for a tree with every property type in 6100/7400/7500/7700, plain and compressed,
 //! plus small ASCII files in the FBX 6.1 and 7.x dialects, and (also for `fbx_import`) a small
-//! skinned, animated tube as FBX 6.1 with Takes (binary, ASCII), 5.0 binary and 5.8 ASCII.
+//! skinned, animated tube as FBX 6.1 with Takes (binary, ASCII), 5.0 binary and 5.8 ASCII,
+//! and files with blend shapes.
 
 use std::path::{Path, PathBuf};
 
 use kiln_fbx::{Compression, Document, OwnedNode, OwnedValue, WriteOptions, write_binary};
 use kiln_testkit::corpus;
 use kiln_testkit::fixtures::fbx::{TubeSpec, skinned_tube};
-use kiln_testkit::fixtures::legacy;
+use kiln_testkit::fixtures::{legacy, morph};
 
 fn tree() -> Vec<OwnedNode> {
     vec![
@@ -131,6 +132,11 @@ fn main() {
         ("tube-6100-takes-ascii.fbx", legacy::write_ascii(&t61, 6100)),
         ("tube-5000.fbx", legacy::fbx5(&tube, false)),
         ("tube-5800-ascii.fbx", legacy::fbx5(&tube, true)),
+        // Blend shapes: sparse, in-between and dense targets with weight curves, whole and
+        // cut by a material split.
+        ("morph-tube.fbx", morph::morph_tube_file(false)),
+        ("morph-tube-split.fbx", morph::morph_tube_file(true)),
+        ("morph-only.fbx", kiln_testkit::fixtures::fbx::morph_only_file(false)),
     ] {
         kiln_fbx_scene::import(&bytes).unwrap();
         let dir = if bytes.starts_with(b"Kaydara") {

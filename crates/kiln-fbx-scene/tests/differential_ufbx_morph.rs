@@ -1,0 +1,234 @@
+//! Blend shapes, kiln against ufbx (the `ufbx` crate, a dev-dependency only): per file the
+//! channels (name, weight at rest, each shape's full weight, in order) and the evaluated
+//! offset of every polygon corner, at rest and at every key time of each animation. ufbx's
+//! side: `evaluate_scene` at the time, then Σ effective weight × the shape's offset of the
+//! corner's control point. kiln's side: the weight channel's keys at the time (linear), the
+//! shape weights of `kiln_anim::morph::shape_weights`, Σ weight × the offset of the corner's
+//! vertex in its mesh part. Between keys the two differ where a curve is cubic (kiln keeps an
+//! FBX curve's keys and interpolates them linearly, as Assimp does for node channels).
+//!
+//! Files: the generated morph tube (whole and split by material), and any FBX files named in
+//! `KILN_UFBX_FILES` (colon-separated), for checks by hand on files the project does not hold.
+
+use kiln_scene::{Animation, Scene, Vec3};
+use kiln_testkit::fixtures::morph::morph_tube_file;
+
+/// The channel weight of `mesh`'s `target` at `ticks` in `anim` (its rest weight without a
+/// channel); keys are linear, held before the first and after the last.
+fn weight_at(scene: &Scene, anim: Option<(&Animation, f64)>, mesh: usize, target: usize) -> f32 {
+    let rest = scene.meshes[mesh].morph_targets[target].weight;
+    let Some((anim, t)) = anim else { return rest };
+    let Some(c) = anim
+        .morph_channels
+        .iter()
+        .find(|c| c.mesh == mesh && c.target == target)
+    else {
+        return rest;
+    };
+    let keys = &c.keys;
+    match keys.iter().position(|k| k.time > t) {
+        None => keys.last().map_or(rest, |k| k.value),
+        Some(0) => keys[0].value,
+        Some(i) => {
+            let (a, b) = (keys[i - 1], keys[i]);
+            let u = ((t - a.time) / (b.time - a.time)) as f32;
+            a.value + (b.value - a.value) * u
+        }
+    }
+}
+
+/// kiln's offset of every corner, in the file's corner order (mesh parts interleaved as the
+/// polygons' materials pick them).
+fn kiln_offsets(
+    scene: &Scene,
+    anim: Option<(&Animation, f64)>,
+    order: &[(usize, u32)],
+) -> Vec<Vec3> {
+    let mut per_mesh: Vec<Vec<Vec3>> = Vec::new();
+    for (mi, m) in scene.meshes.iter().enumerate() {
+        let mut out = vec![Vec3::ZERO; m.positions.len()];
+        for (t, target) in m.morph_targets.iter().enumerate() {
+            let full: Vec<f32> = target.shapes.iter().map(|s| s.full_weight).collect();
+            let mut w = vec![0.0; full.len()];
+            kiln_anim::morph::shape_weights(&full, weight_at(scene, anim, mi, t), &mut w);
+            for (s, &w) in target.shapes.iter().zip(&w) {
+                for i in 0..s.positions.len() {
+                    out[s.vertex(i) as usize] += s.positions[i] * w;
+                }
+            }
+        }
+        per_mesh.push(out);
+    }
+    order
+        .iter()
+        .map(|&(m, v)| per_mesh[m][v as usize])
+        .collect()
+}
+
+/// ufbx's offset of every corner of its (single) mesh.
+fn ufbx_offsets(scene: &ufbx::Scene) -> Vec<Vec3> {
+    let mesh = &scene.meshes[0];
+    let mut point = vec![Vec3::ZERO; mesh.num_vertices];
+    for d in mesh.blend_deformers.iter() {
+        for ch in d.channels.iter() {
+            for k in ch.keyframes.iter() {
+                let s = &k.shape;
+                for i in 0..s.num_offsets {
+                    let v = s.offset_vertices[i] as usize;
+                    let o = s.position_offsets[i];
+                    let w = k.effective_weight as f32
+                        * s.offset_weights.get(i).map_or(1.0, |&w| w as f32);
+                    if let Some(p) = point.get_mut(v) {
+                        *p += Vec3::new(o.x as f32, o.y as f32, o.z as f32) * w;
+                    }
+                }
+            }
+        }
+    }
+    mesh.vertex_indices
+        .iter()
+        .map(|&v| point[v as usize])
+        .collect()
+}
+
+fn compare(name: &str, bytes: &[u8]) -> Result<String, String> {
+    let ours = kiln_fbx_scene::import(bytes).map_err(|e| format!("{name}: kiln: {e}"))?;
+    let theirs = ufbx::load_memory(bytes, ufbx::LoadOpts::default())
+        .map_err(|e| format!("{name}: ufbx: {:?}", e.description.to_string()))?;
+    if theirs.meshes.len() != 1 {
+        return Err(format!("{name}: compares files of one mesh only"));
+    }
+    // Channels: names, rest weights, full weights.
+    let mesh = &theirs.meshes[0];
+    let mut theirs_ch = Vec::new();
+    for d in mesh.blend_deformers.iter() {
+        for ch in d.channels.iter() {
+            let full: Vec<f32> = ch
+                .keyframes
+                .iter()
+                .map(|k| k.target_weight as f32)
+                .collect();
+            theirs_ch.push((ch.element.name.to_string(), ch.weight as f32, full));
+        }
+    }
+    let ours_ch: Vec<(String, f32, Vec<f32>)> = ours
+        .meshes
+        .first()
+        .map(|m| {
+            m.morph_targets
+                .iter()
+                .map(|t| {
+                    let full = t.shapes.iter().map(|s| s.full_weight).collect();
+                    (t.name.clone(), t.weight, full)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if ours_ch != theirs_ch {
+        return Err(format!(
+            "{name}: channels differ:\n kiln {ours_ch:?}\n ufbx {theirs_ch:?}"
+        ));
+    }
+    // Corner order: each corner's mesh part and vertex in it (parts by first material use).
+    let mats: Vec<u32> = mesh.face_material.iter().copied().collect();
+    let mut parts: Vec<u32> = Vec::new();
+    for &m in &mats {
+        if !parts.contains(&m) {
+            parts.push(m);
+        }
+    }
+    let mut next = vec![0u32; parts.len().max(1)];
+    let mut order = Vec::with_capacity(mesh.num_indices);
+    for (f, face) in mesh.faces.iter().enumerate() {
+        let part = mats
+            .get(f)
+            .and_then(|m| parts.iter().position(|p| p == m))
+            .unwrap_or(0);
+        for _ in 0..face.num_indices {
+            order.push((part, next[part]));
+            next[part] += 1;
+        }
+    }
+    let mut compared = 0;
+    let mut check = |what: &str, ours: Vec<Vec3>, theirs: Vec<Vec3>| -> Result<(), String> {
+        for (c, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            if (*a - *b).length() > 1e-5 {
+                return Err(format!("{name} {what}: corner {c}: kiln {a}, ufbx {b}"));
+            }
+        }
+        compared += ours.len();
+        Ok(())
+    };
+    check(
+        "at rest",
+        kiln_offsets(&ours, None, &order),
+        ufbx_offsets(&theirs),
+    )?;
+    for (i, stack) in theirs.anim_stacks.iter().enumerate() {
+        let Some(anim) = ours.animations.get(i) else {
+            continue;
+        };
+        // At every key time of the stack: kiln keeps the keys and interpolates linearly,
+        // ufbx evaluates the curves' cubic segments, so only key times compare exactly.
+        let mut times: Vec<f64> = theirs
+            .anim_curves
+            .iter()
+            .flat_map(|c| c.keyframes.iter().map(|k| k.time))
+            .filter(|&t| t >= stack.time_begin - 1e-9 && t <= stack.time_end + 1e-9)
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times.dedup();
+        // ... and where no curve is inside a cubic segment.
+        let linear_at = |t: f64| {
+            theirs.anim_curves.iter().all(|c| {
+                let k = &c.keyframes;
+                let inside = k
+                    .windows(2)
+                    .find(|w| w[0].time < t - 1e-9 && t + 1e-9 < w[1].time);
+                inside.is_none_or(|w| w[0].interpolation == ufbx::Interpolation::Linear)
+            })
+        };
+        times.retain(|&t| linear_at(t));
+        for sec in times {
+            let ticks = (sec - stack.time_begin) * anim.ticks_per_second;
+            let evaluated =
+                ufbx::evaluate_scene(&theirs, &stack.anim, sec, ufbx::EvaluateOpts::default())
+                    .map_err(|e| {
+                        format!("{name}: ufbx evaluate: {:?}", e.description.to_string())
+                    })?;
+            check(
+                &format!("at {sec:.3} s"),
+                kiln_offsets(&ours, Some((anim, ticks)), &order),
+                ufbx_offsets(&evaluated),
+            )?;
+        }
+    }
+    Ok(format!(
+        "{name}: {} channels equal, {compared} corner offsets equal",
+        ours_ch.len()
+    ))
+}
+
+#[test]
+fn blend_shapes_evaluate_as_ufbx_evaluates_them() {
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("morph tube".into(), morph_tube_file(false)),
+        ("morph tube, two materials".into(), morph_tube_file(true)),
+    ];
+    if let Ok(list) = std::env::var("KILN_UFBX_FILES") {
+        for path in list.split(':').filter(|p| !p.is_empty()) {
+            files.push((
+                path.into(),
+                std::fs::read(path).expect("KILN_UFBX_FILES entry"),
+            ));
+        }
+    }
+    let mut failures = Vec::new();
+    for (name, bytes) in &files {
+        match compare(name, bytes) {
+            Ok(line) => println!("{line}"),
+            Err(e) => failures.push(e),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
