@@ -1,9 +1,11 @@
 //! The per-frame path allocates nothing: sampling, local → model, skinning matrices, the
-//! palette lerp and CPU skinning run under a counting global allocator that must count zero.
+//! palette lerp, CPU skinning, and morph targets applied then skinned run under a counting
+//! global allocator that must count zero.
 //! One test function, so no other test allocates at the same time.
 
 use glam::{Mat4, Quat, Vec3};
 use kiln_anim::bake::{BakeOptions, bake};
+use kiln_anim::morph::{MorphShape, MorphTarget, apply_morphs, morph_and_skin};
 use kiln_anim::sample::{AnimationClip, Wrap};
 use kiln_anim::skeleton::{Pose, Skeleton};
 use kiln_anim::skin::{palette, skin_vertices};
@@ -79,6 +81,39 @@ fn the_per_frame_path_does_not_allocate() {
         vec![[0f32; 3]; 100],
     );
 
+    // Two targets: a sparse in-between chain and a dense shape.
+    let base_p: Vec<[f32; 3]> = vertices.iter().map(|v| v.position).collect();
+    let base_n: Vec<[f32; 3]> = vertices.iter().map(|v| v.normal).collect();
+    let sparse_v: Vec<u32> = (0..100).step_by(3).collect();
+    let sparse_d = vec![[0.0, 0.5, 0.0]; sparse_v.len()];
+    let dense_d = vec![[0.1, 0.0, 0.0]; 100];
+    let chain = [
+        MorphShape {
+            full_weight: 0.5,
+            vertices: &sparse_v,
+            positions: &sparse_d,
+            normals: &[],
+        },
+        MorphShape {
+            full_weight: 1.0,
+            vertices: &sparse_v,
+            positions: &sparse_d,
+            normals: &[],
+        },
+    ];
+    let dense = [MorphShape {
+        full_weight: 1.0,
+        vertices: &[],
+        positions: &dense_d,
+        normals: &[],
+    }];
+    let targets = [
+        MorphTarget { shapes: &chain },
+        MorphTarget { shapes: &dense },
+    ];
+    let mut morphed = vertices.clone();
+    let (mut mp, mut mn) = (vec![[0f32; 3]; 100], vec![[0f32; 3]; 100]);
+
     let ((), allocated) = kiln_testkit::alloc::measure(|| {
         for step in 0..50 {
             let time = step as f32 * 0.37 - 2.0;
@@ -89,6 +124,19 @@ fn the_per_frame_path_does_not_allocate() {
                 bound.evaluate(&skeleton, time, wrap, &mut pose).unwrap();
                 palette(&baked, 0, time, wrap, &mut pal).unwrap();
                 skin_vertices(&pal, &vertices, &mut p, &mut nr, &mut t).unwrap();
+                let weights = [time.rem_euclid(1.5), 0.3];
+                apply_morphs(&base_p, &base_n, &targets, &weights, &mut mp, &mut mn).unwrap();
+                morph_and_skin(
+                    &pal,
+                    &vertices,
+                    &targets,
+                    &weights,
+                    &mut morphed,
+                    &mut p,
+                    &mut nr,
+                    &mut t,
+                )
+                .unwrap();
             }
         }
     });
@@ -96,4 +144,6 @@ fn the_per_frame_path_does_not_allocate() {
     // The work was done: the last vertex moved with its bones.
     assert!(p.iter().flatten().all(|x| x.is_finite()));
     assert_ne!(p[99], [99.0, 1.0, 0.0]);
+    // And the morphs: the dense shape at 0.3 moved every vertex by 0.03 in x.
+    assert!((mp[1][0] - (1.0 + 0.03)).abs() < 1e-6, "{:?}", mp[1]);
 }
