@@ -41,7 +41,8 @@ pub struct MorphShape<'a> {
     /// a plain target). The shapes of a target are sorted by it, ascending.
     pub full_weight: f32,
     /// The vertex each delta moves, ascending (for memory order; any order gives the same sums,
-    /// and an index listed twice adds its deltas twice); empty for a dense shape.
+    /// and an index listed twice adds its deltas twice); empty for a dense shape (or, with no
+    /// deltas either, a shape that moves nothing).
     pub vertices: &'a [u32],
     /// Position deltas: one per entry of `vertices`, or one per vertex for a dense shape.
     pub positions: &'a [[f32; 3]],
@@ -218,7 +219,11 @@ pub fn validate(targets: &[MorphTarget], vertices: usize) -> Result<(), MorphErr
                 });
             }
             last = full_weight;
-            let expected = if shape.vertices.is_empty() {
+            // No vertices and no deltas: a shape that moves nothing (a sparse shape whose
+            // vertices all went to other parts of its mesh).
+            let expected = if shape.vertices.is_empty() && shape.positions.is_empty() {
+                0
+            } else if shape.vertices.is_empty() {
                 vertices
             } else {
                 shape.vertices.len()

@@ -273,3 +273,82 @@ fn bad_shapes_are_dropped_with_a_warning_naming_channel_and_shape() {
         3
     );
 }
+
+mod roundtrip {
+    use kiln_scene::{MorphShape, MorphTarget, Vec3};
+    use kiln_testkit::fixtures::morph::morph_tube;
+    use proptest::prelude::*;
+
+    /// One shape: (vertex, offset) pairs over the tube's 54 control points, and a full weight.
+    fn shape() -> impl Strategy<Value = (Vec<(u32, [i16; 3])>, u8)> {
+        (
+            prop::collection::vec((0u32..54, prop::array::uniform3(-100i16..100)), 0..30),
+            1u8..=100,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Any sparse targets written to FBX and read back give every corner the offset of its
+        /// control point (repeated indices summed), with the shapes in full-weight order.
+        #[test]
+        fn written_targets_read_back_per_corner(
+            targets in prop::collection::vec((prop::collection::vec(shape(), 1..4), 0u8..=100), 1..4)
+        ) {
+            let mut scene = morph_tube();
+            scene.animations.clear();
+            let mesh = &mut scene.meshes[0];
+            mesh.morph_targets.clear();
+            let mut want: Vec<Vec<(f32, Vec<Vec3>)>> = Vec::new();
+            for (t, (shapes, rest)) in targets.iter().enumerate() {
+                let mut target = MorphTarget {
+                    name: format!("t{t}"),
+                    weight: f32::from(*rest) / 100.0,
+                    shapes: Vec::new(),
+                };
+                let mut per_shape = Vec::new();
+                for (k, (offsets, full)) in shapes.iter().enumerate() {
+                    // Distinct full weights: k-th shape gets its own percent band.
+                    let full_weight = f32::from(*full) / 100.0 + k as f32;
+                    let mut sorted = offsets.clone();
+                    sorted.sort_by_key(|o| o.0);
+                    sorted.dedup_by_key(|o| o.0);
+                    let mut dense = vec![Vec3::ZERO; mesh.positions.len()];
+                    let mut s = MorphShape { name: format!("s{k}"), full_weight, ..MorphShape::default() };
+                    for (v, d) in sorted {
+                        let d = Vec3::new(f32::from(d[0]), f32::from(d[1]), f32::from(d[2])) / 64.0;
+                        s.vertices.push(v);
+                        s.positions.push(d);
+                        dense[v as usize] = d;
+                    }
+                    target.shapes.push(s);
+                    per_shape.push((full_weight, dense));
+                }
+                mesh.morph_targets.push(target);
+                want.push(per_shape);
+            }
+            let src = scene.meshes[0].clone();
+            let bytes = kiln_fbx_scene::write_fbx(&scene, &Default::default()).unwrap();
+            let s = kiln_fbx_scene::import(&bytes).unwrap();
+            s.validate().unwrap();
+            let out = &s.meshes[0];
+            prop_assert_eq!(out.morph_targets.len(), want.len());
+            for (t, per_shape) in want.iter().enumerate() {
+                let target = &out.morph_targets[t];
+                prop_assert_eq!(target.weight, targets[t].1 as f32 / 100.0);
+                prop_assert_eq!(target.shapes.len(), per_shape.len());
+                for (k, (full, dense)) in per_shape.iter().enumerate() {
+                    let shape = &target.shapes[k];
+                    prop_assert!((shape.full_weight - full).abs() < 1e-6);
+                    let mut got = vec![Vec3::ZERO; out.positions.len()];
+                    for i in 0..shape.positions.len() {
+                        got[shape.vertex(i) as usize] = shape.positions[i];
+                    }
+                    for (corner, &cp) in src.indices.iter().enumerate() {
+                        prop_assert_eq!(got[corner], dense[cp as usize]);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -285,8 +285,9 @@ pub struct MorphTarget {
 ///
 /// Sparse or dense as the source is: `vertices` lists the vertices moved (ascending, no
 /// repeats, each below the mesh's vertex count) with one offset each, or is empty and every
-/// vertex of the mesh has an offset, in order. `normals` and `tangents` are empty or as long
-/// as `positions`.
+/// vertex of the mesh has an offset, in order. Both empty: the shape moves nothing (a mesh
+/// part none of whose vertices the source shape moves). `normals` and `tangents` are empty or
+/// as long as `positions`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MorphShape {
     /// Name of the shape (FBX: the `Shape` geometry's name without its class prefix).
@@ -294,7 +295,8 @@ pub struct MorphShape {
     /// The target weight at which this shape applies fully (FBX `FullWeights` / 100; 1 for a
     /// plain target). Between two shapes the runtime blends them linearly, as ufbx does.
     pub full_weight: f32,
-    /// The vertices moved, ascending; empty: all of them.
+    /// The vertices moved, ascending; empty: all of them (or none, when `positions` is
+    /// empty too).
     pub vertices: Vec<u32>,
     /// Position offset of each listed vertex, in the mesh's space.
     pub positions: Vec<Vec3>,

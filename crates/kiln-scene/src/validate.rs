@@ -398,7 +398,9 @@ fn morph_target(t: &crate::MorphTarget, vertices: usize) -> Result<(), MorphProb
             return Err(MorphProblem::FullWeight { shape });
         }
         previous = w;
-        let expected = if s.vertices.is_empty() {
+        let expected = if s.vertices.is_empty() && s.positions.is_empty() {
+            0 // moves nothing
+        } else if s.vertices.is_empty() {
             vertices
         } else {
             let ascending = s.vertices.windows(2).all(|p| p[0] < p[1]);
@@ -871,6 +873,8 @@ mod tests {
         };
         // Dense (3 offsets), sparse, and an in-between chain are all fine.
         assert_eq!(check(vec![shape(1.0, vec![], 3)]), None);
+        // No vertices and no offsets: a shape that moves nothing (not a short dense one).
+        assert_eq!(check(vec![shape(1.0, vec![], 0)]), None);
         assert_eq!(
             check(vec![shape(0.5, vec![0, 2], 2), shape(1.0, vec![1], 1)]),
             None

@@ -136,7 +136,10 @@ fn main() {
         // cut by a material split.
         ("morph-tube.fbx", morph::morph_tube_file(false)),
         ("morph-tube-split.fbx", morph::morph_tube_file(true)),
-        ("morph-only.fbx", kiln_testkit::fixtures::fbx::morph_only_file(false)),
+        (
+            "morph-only.fbx",
+            kiln_testkit::fixtures::fbx::morph_only_file(false),
+        ),
     ] {
         kiln_fbx_scene::import(&bytes).unwrap();
         let dir = if bytes.starts_with(b"Kaydara") {
