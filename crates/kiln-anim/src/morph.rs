@@ -315,20 +315,7 @@ pub fn morph_and_skin(
     let n = vertices.len();
     check_length("weights", targets.len(), weights.len())?;
     check_length("morphed", n, morphed.len())?;
-    for (what, len, optional) in [
-        ("positions", positions.len(), false),
-        ("normals", normals.len(), true),
-        ("tangents", tangents.len(), true),
-    ] {
-        if len != n && !(optional && len == 0) {
-            return Err(SkinError::OutputSize {
-                what,
-                len,
-                vertices: n,
-            }
-            .into());
-        }
-    }
+    crate::skin::check_outputs(n, positions.len(), normals.len(), tangents.len())?;
     // The skin's outputs hold the morph first: the sparse adds then walk 12-byte entries, not
     // whole vertices, and stay in cache.
     for (p, v) in positions.iter_mut().zip(vertices) {

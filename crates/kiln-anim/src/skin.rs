@@ -136,6 +136,30 @@ pub fn check_vertices(vertices: &[Vertex], bones: usize) -> Result<(), SkinError
     Ok(())
 }
 
+/// The output slices of [`skin_vertices`] for `n` vertices: `positions` one per vertex,
+/// `normals` and `tangents` that or empty.
+pub(crate) fn check_outputs(
+    n: usize,
+    positions: usize,
+    normals: usize,
+    tangents: usize,
+) -> Result<(), SkinError> {
+    for (what, len, optional) in [
+        ("positions", positions, false),
+        ("normals", normals, true),
+        ("tangents", tangents, true),
+    ] {
+        if len != n && !(optional && len == 0) {
+            return Err(SkinError::OutputSize {
+                what,
+                len,
+                vertices: n,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Skins `vertices` with `palette`: positions (as points), and normals and tangents (upper 3×3,
 /// not normalised) into the output slices of the same length. `normals` or `tangents` may be
 /// empty to skip them. No allocation.
@@ -146,20 +170,12 @@ pub fn skin_vertices(
     normals: &mut [[f32; 3]],
     tangents: &mut [[f32; 3]],
 ) -> Result<(), SkinError> {
-    let n = vertices.len();
-    for (what, len, optional) in [
-        ("positions", positions.len(), false),
-        ("normals", normals.len(), true),
-        ("tangents", tangents.len(), true),
-    ] {
-        if len != n && !(optional && len == 0) {
-            return Err(SkinError::OutputSize {
-                what,
-                len,
-                vertices: n,
-            });
-        }
-    }
+    check_outputs(
+        vertices.len(),
+        positions.len(),
+        normals.len(),
+        tangents.len(),
+    )?;
     match (normals.is_empty(), tangents.is_empty()) {
         (false, false) => {
             for (((v, p), n), t) in vertices
