@@ -250,6 +250,29 @@ fn bad_shapes_are_dropped_with_a_warning_naming_channel_and_shape() {
     assert_eq!(twist.shapes[0].name, "twist1");
     assert_eq!(twist.shapes[0].full_weight, 0.5);
 
+    // Blender's per-offset FullWeights (one per offset of the channel's one shape) scale the
+    // offsets; a list longer than the shapes but not one per offset is one weight per shape
+    // (a fuzzed file once indexed past it).
+    let offsets = 2 * 9; // the bulge's control points: two rings of nine
+    let s = import_edited(|t| {
+        let ch = of_class(t, "BlendShapeChannel").next().unwrap();
+        child(ch, "FullWeights").properties[0] = V::F64Array(vec![50.0; offsets]);
+    });
+    assert!(codes_of(&s).is_empty(), "{:?}", codes_of(&s));
+    let bulge = &s.meshes[0].morph_targets[0].shapes[0];
+    assert_eq!(bulge.full_weight, 1.0);
+    let whole = kiln_fbx_scene::import(&morph_tube_file(false)).unwrap();
+    let full = &whole.meshes[0].morph_targets[0].shapes[0];
+    for (half, full) in bulge.positions.iter().zip(&full.positions) {
+        assert!((*half * 2.0 - *full).length() < 1e-6);
+    }
+    let s = import_edited(|t| {
+        let ch = of_class(t, "BlendShapeChannel").next().unwrap();
+        child(ch, "FullWeights").properties[0] = V::F64Array(vec![50.0, 100.0]);
+    });
+    assert!(codes_of(&s).is_empty(), "{:?}", codes_of(&s));
+    assert_eq!(s.meshes[0].morph_targets[0].shapes[0].full_weight, 0.5);
+
     // A channel weight that is not a number: 0, said.
     let s = import_edited(|t| {
         let ch = of_class(t, "BlendShapeChannel").next().unwrap();

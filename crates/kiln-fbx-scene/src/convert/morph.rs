@@ -20,7 +20,8 @@
 //! Blender's binary exporter writes one `FullWeights` entry per offset (a per-vertex weight of
 //! its shape key's vertex group) rather than one per shape. As ufbx does, such a list (longer
 //! than the channel's shapes and as long as its one shape's offsets) scales each offset and
-//! the shape applies fully at weight 1.
+//! the shape applies fully at weight 1; a list longer than the shapes but of another length
+//! is read as one full weight per shape.
 //!
 //! A `DeformPercent` curve on a channel becomes a [`MorphChannel`] of each target the channel
 //! made, once the meshes exist ([`Converter::resolve_morph_channels`]).
@@ -225,15 +226,21 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             );
             None
         };
-        let full_weight = full_weight as f32;
-        if !full_weight.is_finite() || full_weight == 0.0 {
-            return drop(self, format!("full weight {}", full_weight * 100.0));
-        }
         let indices = node.child("Indexes").map(|n| n.i32_values());
         let vertices = node.child("Vertices").map(|n| n.f64_values());
         let (Some(Ok(indices)), Some(Ok(vertices))) = (indices, vertices) else {
             return drop(self, "Indexes or Vertices missing or unreadable".into());
         };
+        // Per-offset weights only when there is one per offset; otherwise the list is the
+        // usual one full weight per shape.
+        let (full_weight, scale) = match scale {
+            Some(s) if s.len() != indices.len() => (s[0] / 100.0, None),
+            other => (full_weight, other),
+        };
+        let full_weight = full_weight as f32;
+        if !full_weight.is_finite() || full_weight == 0.0 {
+            return drop(self, format!("full weight {}", full_weight * 100.0));
+        }
         if vertices.len() != indices.len() * 3 {
             return drop(
                 self,
