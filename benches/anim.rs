@@ -82,6 +82,7 @@ fn clip(bones: &[Bone], frames: u32, name: &str) -> Clip {
                     .collect(),
             })
             .collect(),
+        weight_tracks: Vec::new(),
     }
 }
 

@@ -57,6 +57,7 @@ fn grid(n: usize, index_limit: Option<usize>) -> Model {
             indices,
             bone_index: 0,
             material_name: "ground".into(),
+            morph_targets: Vec::new(),
         }],
     }
 }

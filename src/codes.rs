@@ -33,6 +33,9 @@ pub const AXES_UNKNOWN: &str = "pipeline.axes-unknown";
 /// The classic layout left out helper bones (a node that needs two offset matrices): their
 /// vertices were bound to the nodes' own bones (`docs/animation.md`).
 pub const CLASSIC_HELPER_BONES: &str = "pipeline.classic-helper-bones";
+/// The classic layout left out morph targets (blend shapes) and their weight tracks: the
+/// classic files have no place for them (`--layout kiln` writes them).
+pub const CLASSIC_MORPH_DROPPED: &str = "pipeline.classic-morph-dropped";
 /// A classic `.mesh` stores no offset matrices: they were assumed (`docs/animation.md`).
 pub const CLASSIC_OFFSETS_ASSUMED: &str = "load.classic-offsets-assumed";
 

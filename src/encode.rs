@@ -146,6 +146,26 @@ pub(crate) fn encode_parts(
     let mut warnings = Vec::new();
     let mesh = match options.layout {
         Layout::Classic => {
+            let targets: usize = loaded
+                .model
+                .meshes
+                .iter()
+                .map(|p| p.morph_targets.len())
+                .sum();
+            let tracks: usize = loaded.clips.iter().map(|c| c.weight_tracks.len()).sum();
+            if targets + tracks > 0 {
+                warnings.push(
+                    Warning::new(
+                        codes::CLASSIC_MORPH_DROPPED,
+                        format!(
+                            "classic layout: {targets} morph target(s) and {tracks} weight \
+                             track(s) left out, the parts keep their base shape (the classic \
+                             files have no place for them; --layout kiln writes them)"
+                        ),
+                    )
+                    .at(mesh_name.clone()),
+                );
+            }
             // One bone per node, as the original tool wrote: the helper bones carry offsets
             // the classic file cannot store.
             let classic = kiln_extract::classic_model(&loaded.model).map(|(model, left_out)| {

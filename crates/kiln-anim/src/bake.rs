@@ -274,6 +274,7 @@ mod tests {
                 bone_name: "arm".into(),
                 keyframes: (0..n).map(kf).collect(),
             }],
+            weight_tracks: Vec::new(),
         };
         let a = AnimationClip::bind(&s, &clip("a", frames)).unwrap().0;
         let b = AnimationClip::bind(&s, &clip("b", 2)).unwrap().0;

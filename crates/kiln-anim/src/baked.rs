@@ -224,6 +224,7 @@ mod tests {
                     ],
                 })
                 .collect(),
+            weight_tracks: Vec::new(),
         }
     }
 

@@ -95,6 +95,7 @@ mod tests {
                 indices: vec![],
                 bone_index: 1,
                 material_name: String::new(),
+                morph_targets: Default::default(),
             }],
         };
         assert_eq!(

@@ -477,6 +477,7 @@ mod tests {
                 bone_name: "arm".into(),
                 keyframes: vec![kf(0.0, 2.0, 0.0), kf(1.0, 4.0, 0.4), kf(2.0, 6.0, 0.8)],
             }],
+            weight_tracks: Vec::new(),
         }
     }
 

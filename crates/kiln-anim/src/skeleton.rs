@@ -652,6 +652,7 @@ mod tests {
                 indices: vec![0, 1, 1],
                 bone_index: 3,
                 material_name: String::new(),
+                morph_targets: Vec::new(),
             }],
         };
         let got = classic_offsets(&model);
@@ -672,6 +673,7 @@ mod tests {
             indices: vec![],
             bone_index: 2,
             material_name: String::new(),
+            morph_targets: Vec::new(),
         });
         let got = classic_offsets(&two);
         assert_eq!(got.offsets[1], classic_offsets(&model).offsets[1]);

@@ -55,6 +55,7 @@ fn the_per_frame_path_does_not_allocate() {
                     .collect(),
             })
             .collect(),
+        weight_tracks: Vec::new(),
     };
     let (bound, _) = AnimationClip::bind(&skeleton, &clip).unwrap();
     let baked = bake(

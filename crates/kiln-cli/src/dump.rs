@@ -154,6 +154,7 @@ mod tests {
                 indices: vec![],
                 bone_index: 1,
                 material_name: String::new(),
+                morph_targets: Vec::new(),
             }],
         };
         assert_eq!(

@@ -57,6 +57,7 @@ fn write_model(dir: &Path) -> PathBuf {
             indices: vec![0, 1, 1],
             bone_index: 0,
             material_name: "m".into(),
+            morph_targets: Vec::new(),
         }],
     };
     let key = |f: u32, bone: usize| Keyframe {
@@ -82,6 +83,7 @@ fn write_model(dir: &Path) -> PathBuf {
                 keyframes: (0..3).map(|f| key(f, b)).collect(),
             })
             .collect(),
+        weight_tracks: Vec::new(),
     };
     let mesh = dir.join("rig.mesh");
     std::fs::write(&mesh, kiln::format::classic::write_mesh(&model)).unwrap();

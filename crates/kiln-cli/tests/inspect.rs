@@ -142,6 +142,7 @@ fn inspect_clips_in_both_layouts() {
                     .collect(),
             })
             .collect(),
+        weight_tracks: Vec::new(),
     };
     std::fs::write(
         t.path().join("k.clip"),
@@ -343,6 +344,7 @@ fn bounds_model() -> kiln::format::Model {
             indices: vec![0, 1, 2, 0, 2, 3],
             bone_index: 0,
             material_name: String::new(),
+            morph_targets: Vec::new(),
         }],
     }
 }

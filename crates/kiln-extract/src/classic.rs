@@ -176,6 +176,7 @@ mod tests {
                 indices: vec![0, 1, 2],
                 bone_index: 3,
                 material_name: String::new(),
+                morph_targets: Vec::new(),
             }],
         }
     }
@@ -246,6 +247,7 @@ mod tests {
             frame_rate: 30.0,
             frame_count: 1,
             tracks: m.bones.iter().map(|b| track(&b.name)).collect(),
+            weight_tracks: Vec::new(),
         };
         let c = classic_clip(&clip, &m).unwrap();
         let names: Vec<&str> = c.tracks.iter().map(|t| t.bone_name.as_str()).collect();

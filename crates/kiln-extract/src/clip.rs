@@ -36,7 +36,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use glam::{DQuat, DVec3};
-use kiln_format::{Clip, Keyframe, Track};
+use kiln_format::{Clip, Keyframe, Track, WeightTrack};
 use kiln_scene::{Animation, NodeChannel, QuatKey, Scene, VectorKey, Warning};
 
 use crate::codes;
@@ -199,16 +199,6 @@ pub fn extract_clip(
         ));
         tps = DEFAULT_TICKS_PER_SECOND;
     }
-    if !anim.morph_channels.is_empty() {
-        warnings.push(warning(
-            codes::MORPH_WEIGHTS_DROPPED,
-            format!(
-                "animation '{}': {} morph weight channel(s) not written (the clip holds bone tracks only)",
-                anim.name,
-                anim.morph_channels.len()
-            ),
-        ));
-    }
     if !anim.duration.is_finite() || anim.duration < 0.0 {
         return Err(ClipError::Duration {
             index,
@@ -339,6 +329,7 @@ pub fn extract_clip(
             ),
         ));
     }
+    let weight_tracks = weight_tracks(anim, extracted, frame_count, step, &mut warnings);
     Ok(ExtractedClip {
         clip: Clip {
             name: anim.name.clone(),
@@ -346,9 +337,72 @@ pub fn extract_clip(
             frame_rate: rate as f32,
             frame_count,
             tracks,
+            weight_tracks,
         },
         warnings,
     })
+}
+
+/// One weight track per part and target an animation's morph channels drive (a mesh drawn by
+/// several nodes gives each of its parts one), sampled at every frame: linear between keys,
+/// held before the first and after the last, the target's rest weight without keys.
+fn weight_tracks(
+    anim: &Animation,
+    extracted: &Extracted,
+    frame_count: u32,
+    step: f64,
+    warnings: &mut Vec<Warning>,
+) -> Vec<WeightTrack> {
+    let mut out = Vec::new();
+    let mut unknown = 0usize;
+    for ch in &anim.morph_channels {
+        let mut found = false;
+        for (part, &mesh) in extracted.part_meshes.iter().enumerate() {
+            let Some(target) = extracted.model.meshes[part]
+                .morph_targets
+                .get(ch.target)
+                .filter(|_| mesh == ch.mesh)
+            else {
+                continue;
+            };
+            found = true;
+            let keys = &ch.keys;
+            let at = |t: f64| -> f32 {
+                match keys.iter().position(|k| k.time > t) {
+                    None => keys.last().map_or(target.default_weight, |k| k.value),
+                    Some(0) => keys[0].value,
+                    Some(i) => {
+                        let (a, b) = (keys[i - 1], keys[i]);
+                        let span = b.time - a.time;
+                        let u = if span > 0.0 { (t - a.time) / span } else { 1.0 };
+                        (f64::from(a.value) + (f64::from(b.value) - f64::from(a.value)) * u) as f32
+                    }
+                }
+            };
+            out.push(WeightTrack {
+                part: part as u32,
+                target: ch.target as u32,
+                weights: (0..frame_count).map(|i| at(i as f64 * step)).collect(),
+            });
+        }
+        if !found {
+            unknown += 1;
+        }
+    }
+    if unknown > 0 {
+        warnings.push(
+            Warning::new(
+                codes::UNKNOWN_MORPH_CHANNEL,
+                format!(
+                    "animation '{}': {unknown} morph weight channel(s) name no target of a part; ignored",
+                    anim.name
+                ),
+            )
+            .at(animation_location(&anim.name)),
+        );
+    }
+    out.sort_by_key(|t| (t.part, t.target));
+    out
 }
 
 /// Bind-pose local transform of a bone, decomposed.

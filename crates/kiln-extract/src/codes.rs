@@ -15,12 +15,9 @@ pub const PART_DROPPED: &str = "extract.part-dropped";
 pub const UNKNOWN_SKIN_BONE: &str = "extract.unknown-skin-bone";
 /// Skin weights name vertices past the end of their mesh: they were ignored.
 pub const WEIGHT_OUT_OF_RANGE: &str = "extract.weight-out-of-range";
-/// A mesh has morph targets (blend shapes), which the engine model does not hold: the part
-/// keeps its base shape.
-pub const MORPH_TARGETS_DROPPED: &str = "extract.morph-targets-dropped";
-/// An animation has morph weight channels, which a clip does not hold: the clip has the bone
-/// tracks only.
-pub const MORPH_WEIGHTS_DROPPED: &str = "clip.morph-weights-dropped";
+/// A morph weight channel names a target its mesh does not have, or a mesh no part was made
+/// from: it was ignored.
+pub const UNKNOWN_MORPH_CHANNEL: &str = "clip.unknown-morph-channel";
 /// An animation gives 0 ticks per second (its file says nothing): 25 were used, as Assimp's
 /// viewer does.
 pub const DEFAULT_TICK_RATE: &str = "clip.default-tick-rate";

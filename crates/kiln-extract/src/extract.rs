@@ -70,6 +70,9 @@ pub struct Extracted {
     pub offsets: Vec<Option<kiln_format::Matrix>>,
     /// One entry per bone of [`Model::bones`]: the scene node it stands for.
     pub bone_sources: Vec<BoneSource>,
+    /// One entry per part of [`Model::meshes`]: the scene mesh it was made from (whose morph
+    /// channels drive its targets).
+    pub part_meshes: Vec<usize>,
 }
 
 /// What a bone of the extracted skeleton stands for.
@@ -317,19 +320,6 @@ fn extract_skeleton(scene: &Scene, mut meshes: Meshes<'_>, out: &mut Extracted) 
                 );
                 continue;
             }
-            if !mesh.morph_targets.is_empty() {
-                out.warnings.push(
-                    Warning::new(
-                        codes::MORPH_TARGETS_DROPPED,
-                        format!(
-                            "node '{}' mesh {mesh_index}: {} morph target(s) not written (the part holds its base shape)",
-                            node.name,
-                            mesh.morph_targets.len()
-                        ),
-                    )
-                    .at(node_location(&node.name)),
-                );
-            }
             plans.push(PartPlan {
                 node: id,
                 mesh: mesh_index,
@@ -430,16 +420,21 @@ fn extract_skeleton(scene: &Scene, mut meshes: Meshes<'_>, out: &mut Extracted) 
     let all = meshes.all();
     let vertices = crate::par_map_into(tasks, |(mesh, rigid, influences, mine)| {
         let mesh = mine.as_ref().unwrap_or(&all[mesh]);
-        mesh_vertices(mesh, rigid, influences.as_deref())
+        (
+            mesh_vertices(mesh, rigid, influences.as_deref()),
+            morph_targets(mesh),
+        )
     });
-    for (plan, vertices) in plans.into_iter().zip(vertices) {
+    for (plan, (vertices, morph_targets)) in plans.into_iter().zip(vertices) {
         let node = &scene.nodes[plan.node];
+        out.part_meshes.push(plan.mesh);
         out.model.meshes.push(MeshPart {
             name: node.name.clone(),
             vertices,
             indices: plan.indices,
             bone_index: slots.bone_of[plan.node],
             material_name: plan.material_name,
+            morph_targets,
         });
     }
 
@@ -517,6 +512,30 @@ fn gather_influences(
         );
     }
     Some(influences)
+}
+
+/// A scene mesh's morph targets as a part holds them: the part's vertices are the mesh's, in
+/// order, so the vertex lists carry over; a dense shape lists every vertex.
+fn morph_targets(mesh: &kiln_scene::Mesh) -> Vec<kiln_format::MorphTarget> {
+    let v3 = |v: &[Vec3]| v.iter().map(|d| d.to_array()).collect::<Vec<_>>();
+    mesh.morph_targets
+        .iter()
+        .map(|t| kiln_format::MorphTarget {
+            name: t.name.clone(),
+            default_weight: t.weight,
+            shapes: t
+                .shapes
+                .iter()
+                .map(|s| kiln_format::MorphShape {
+                    name: s.name.clone(),
+                    full_weight: s.full_weight,
+                    vertices: (0..s.positions.len()).map(|i| s.vertex(i)).collect(),
+                    positions: v3(&s.positions),
+                    normals: v3(&s.normals),
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// Whether a vertex's kept weights can be renormalised (positive, finite sum).

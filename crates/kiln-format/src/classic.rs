@@ -234,6 +234,7 @@ pub fn read_mesh(bytes: &[u8]) -> Result<Model, FormatError> {
             indices,
             bone_index,
             material_name,
+            morph_targets: Vec::new(),
         });
     }
 
@@ -270,6 +271,7 @@ pub fn read_clip(bytes: &[u8]) -> Result<Clip, FormatError> {
         frame_rate,
         frame_count,
         tracks,
+        weight_tracks: Vec::new(),
     })
 }
 

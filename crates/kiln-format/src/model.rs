@@ -65,6 +65,37 @@ pub struct MeshPart {
     pub bone_index: i32,
     /// Name of its material in the `.xml` (empty when the mesh has none).
     pub material_name: String,
+    /// Its morph targets (blend shapes), in the source's order; the kiln layout only (the
+    /// classic `.mesh` has no place for them).
+    pub morph_targets: Vec<MorphTarget>,
+}
+
+/// A morph target of a part: one weight blending its shapes' offsets into the vertices (an
+/// FBX blend shape channel, a glTF morph target). See `kiln_scene::MorphTarget`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphTarget {
+    /// The target's name.
+    pub name: String,
+    /// Weight at rest (0 base shape, 1 full).
+    pub default_weight: f32,
+    /// The shapes, by increasing [`MorphShape::full_weight`]: one for a plain target, more
+    /// for in-betweens.
+    pub shapes: Vec<MorphShape>,
+}
+
+/// One shape of a [`MorphTarget`]: offsets of some of the part's vertices.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphShape {
+    /// The shape's name.
+    pub name: String,
+    /// The target weight at which the shape applies fully (1 for a plain target).
+    pub full_weight: f32,
+    /// The vertices moved (indices into [`MeshPart::vertices`]), ascending.
+    pub vertices: Vec<u32>,
+    /// Position offset of each listed vertex.
+    pub positions: Vec<[f32; 3]>,
+    /// Normal offset of each listed vertex, or empty.
+    pub normals: Vec<[f32; 3]>,
 }
 
 /// What a `.mesh` file holds.
@@ -140,4 +171,17 @@ pub struct Clip {
     pub frame_count: u32,
     /// One track per bone, in bone order.
     pub tracks: Vec<Track>,
+    /// One track per animated morph target; the kiln layout only.
+    pub weight_tracks: Vec<WeightTrack>,
+}
+
+/// The weight of one morph target over a clip, one value per frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WeightTrack {
+    /// The part ([`Model::meshes`] index).
+    pub part: u32,
+    /// The target ([`MeshPart::morph_targets`] index).
+    pub target: u32,
+    /// One weight per frame.
+    pub weights: Vec<f32>,
 }

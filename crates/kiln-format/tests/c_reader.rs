@@ -311,6 +311,7 @@ fn model(vertices_per_part: usize) -> (Model, Vec<MaterialData>) {
             indices: tri(vertices_per_part),
             bone_index: 1,
             material_name: "skin".into(),
+            morph_targets: Vec::new(),
         },
         MeshPart {
             name: "hand ✋".into(),
@@ -318,6 +319,18 @@ fn model(vertices_per_part: usize) -> (Model, Vec<MaterialData>) {
             indices: tri(5),
             bone_index: 2,
             material_name: "nowhere".into(),
+            // 1.1 sections, which a 1.0 reader (this C reader) skips.
+            morph_targets: vec![kiln_format::MorphTarget {
+                name: "fist".into(),
+                default_weight: 0.25,
+                shapes: vec![kiln_format::MorphShape {
+                    name: "fist".into(),
+                    full_weight: 1.0,
+                    vertices: vec![1, 3],
+                    positions: vec![[0.0, 0.5, 0.0], [0.25, 0.0, 0.0]],
+                    normals: Vec::new(),
+                }],
+            }],
         },
     ];
     let materials = vec![
@@ -357,6 +370,12 @@ fn clip(frames: u32, bones: &[&str]) -> Clip {
                     .collect(),
             })
             .collect(),
+        // A 1.1 section pair the C reader skips.
+        weight_tracks: vec![kiln_format::WeightTrack {
+            part: 1,
+            target: 0,
+            weights: (0..frames).map(|f| f as f32 * 0.1).collect(),
+        }],
     }
 }
 
@@ -440,9 +459,16 @@ fn c_reader_reads_what_kiln_writes() {
 
 #[test]
 fn c_reader_refuses_corrupt_files_like_kiln_format() {
-    let (m, mats) = model(12);
+    // 1.0 files: the C reader skips the 1.1 sections (morph targets, weight tracks) without
+    // checking them, so a flip there is refused by kiln-format alone.
+    let (mut m, mats) = model(12);
+    for p in &mut m.meshes {
+        p.morph_targets.clear();
+    }
     let mesh = write_mesh(&m, &mats, &MeshOptions::default()).unwrap();
-    let clip_bytes = write_clip(&clip(4, &["root", "spine"])).unwrap();
+    let mut c = clip(4, &["root", "spine"]);
+    c.weight_tracks.clear();
+    let clip_bytes = write_clip(&c).unwrap();
     // Deterministic byte flips over the whole file: header, table, records, strings, indices.
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut x = 0x2545_F491_4F6C_DD1Du64;

@@ -37,6 +37,7 @@ fn small_model() -> Model {
             indices: vec![0, 0, 0],
             bone_index: 0,
             material_name: "mat".into(),
+            morph_targets: Vec::new(),
         }],
     }
 }
@@ -79,6 +80,7 @@ fn small_clip() -> Clip {
                 translation: [1.0, 2.0, 3.0],
             }],
         }],
+        weight_tracks: Vec::new(),
     }
 }
 
@@ -390,6 +392,7 @@ fn sample_model() -> Model {
         indices: vec![1, 0, 1],
         bone_index: 1,
         material_name: "m2".into(),
+        morph_targets: Vec::new(),
     });
     m
 }
@@ -486,6 +489,7 @@ fn any_model() -> impl Strategy<Value = Model> {
                 indices,
                 bone_index,
                 material_name,
+                morph_targets: Vec::new(),
             },
         );
     (
@@ -522,6 +526,7 @@ fn any_clip() -> impl Strategy<Value = Clip> {
             frame_rate,
             frame_count,
             tracks,
+            weight_tracks: Vec::new(),
         })
 }
 

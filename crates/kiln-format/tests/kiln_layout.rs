@@ -58,6 +58,7 @@ fn sample_model() -> (Model, Vec<MaterialData>) {
             indices: vec![0, 1, 2, 0, 2, 3],
             bone_index: 1,
             material_name: "skin".into(),
+            morph_targets: Vec::new(),
         },
         MeshPart {
             name: "arm ✋".into(),
@@ -65,6 +66,7 @@ fn sample_model() -> (Model, Vec<MaterialData>) {
             indices: vec![2, 1, 0],
             bone_index: 2,
             material_name: "cloth".into(),
+            morph_targets: Vec::new(),
         },
     ];
     let materials = vec![
@@ -110,6 +112,7 @@ fn sample_clip() -> Clip {
         frame_rate: 30.0,
         frame_count: frames,
         tracks,
+        weight_tracks: Vec::new(),
     }
 }
 
@@ -238,6 +241,7 @@ fn large_parts_get_u32_indices() {
             indices: vec![0, 1, (n - 1) as u32],
             bone_index: 0,
             material_name: String::new(),
+            morph_targets: Vec::new(),
         }],
     };
     let b = AlignedBytes::from_bytes(&write_mesh(&model, &[], &MeshOptions::default()).unwrap());

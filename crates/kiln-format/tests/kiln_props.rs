@@ -6,7 +6,10 @@
 use kiln_format::kiln::{
     AlignedBytes, ClipView, MeshOptions, MeshView, Quantize, write_clip, write_mesh,
 };
-use kiln_format::{Bone, Clip, Keyframe, MaterialData, MeshPart, Model, Track, Vertex};
+use kiln_format::{
+    Bone, Clip, Keyframe, MaterialData, MeshPart, Model, MorphShape, MorphTarget, Track, Vertex,
+    WeightTrack,
+};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
@@ -44,8 +47,10 @@ fn part(bones: usize, material_names: Vec<String>) -> impl Strategy<Value = Mesh
         any::<prop::sample::Index>(),
         -1..bones as i32,
         prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+        // Morph targets: shapes, which vertices (bit mask), an offset value, normals or not.
+        prop::collection::vec((1usize..4, any::<u64>(), bits32(), any::<bool>()), 0..3),
     )
-        .prop_map(move |(name, vertices, mat, bone_index, tris)| {
+        .prop_map(move |(name, vertices, mat, bone_index, tris, morphs)| {
             let n = vertices.len();
             let indices = if n == 0 {
                 Vec::new()
@@ -62,12 +67,42 @@ fn part(bones: usize, material_names: Vec<String>) -> impl Strategy<Value = Mesh
             } else {
                 material_names[mat.index(material_names.len())].clone()
             };
+            let morph_targets = morphs
+                .iter()
+                .enumerate()
+                .map(|(t, &(shapes, mask, value, with_normals))| MorphTarget {
+                    name: format!("target{t}"),
+                    default_weight: value,
+                    shapes: (0..shapes)
+                        .map(|k| {
+                            let moved: Vec<u32> = (0..n as u32)
+                                .filter(|&v| mask.rotate_left(k as u32 * 7) >> (v % 64) & 1 == 1)
+                                .collect();
+                            MorphShape {
+                                name: format!("shape{k}"),
+                                full_weight: (k + 1) as f32 / shapes as f32,
+                                positions: moved
+                                    .iter()
+                                    .map(|&v| [value, v as f32, k as f32])
+                                    .collect(),
+                                normals: if with_normals {
+                                    moved.iter().map(|&v| [0.0, value, v as f32]).collect()
+                                } else {
+                                    Vec::new()
+                                },
+                                vertices: moved,
+                            }
+                        })
+                        .collect(),
+                })
+                .collect();
             MeshPart {
                 name,
                 vertices,
                 indices,
                 bone_index,
                 material_name,
+                morph_targets,
             }
         })
 }
@@ -147,14 +182,23 @@ fn clip() -> impl Strategy<Value = Clip> {
                 (frames as usize) * bones.len(),
             );
             let times = prop::collection::vec(bits32(), frames as usize);
+            let weights = prop::collection::vec(
+                (
+                    0u32..4,
+                    0u32..3,
+                    prop::collection::vec(bits32(), frames as usize),
+                ),
+                0..3,
+            );
             (
                 Just((name, frames, bones, duration, frame_rate)),
                 keys,
                 times,
+                weights,
             )
         })
         .prop_map(
-            |((name, frames, bones, duration, frame_rate), keys, times)| {
+            |((name, frames, bones, duration, frame_rate), keys, times, weights)| {
                 let n = bones.len();
                 let tracks = bones
                     .into_iter()
@@ -180,6 +224,14 @@ fn clip() -> impl Strategy<Value = Clip> {
                     frame_rate,
                     frame_count: frames,
                     tracks,
+                    weight_tracks: weights
+                        .into_iter()
+                        .map(|(part, target, weights)| WeightTrack {
+                            part,
+                            target,
+                            weights,
+                        })
+                        .collect(),
                 }
             },
         )
@@ -202,6 +254,24 @@ fn same_model(a: &Model, b: &Model) -> bool {
                 && x.material_name == y.material_name
                 && bytemuck::cast_slice::<Vertex, u32>(&x.vertices)
                     == bytemuck::cast_slice::<Vertex, u32>(&y.vertices)
+                && same_targets(&x.morph_targets, &y.morph_targets)
+        })
+}
+
+fn same_targets(a: &[MorphTarget], b: &[MorphTarget]) -> bool {
+    let bits = |v: &[[f32; 3]]| v.iter().map(|d| d.map(f32::to_bits)).collect::<Vec<_>>();
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.name == y.name
+                && x.default_weight.to_bits() == y.default_weight.to_bits()
+                && x.shapes.len() == y.shapes.len()
+                && x.shapes.iter().zip(&y.shapes).all(|(p, q)| {
+                    p.name == q.name
+                        && p.full_weight.to_bits() == q.full_weight.to_bits()
+                        && p.vertices == q.vertices
+                        && bits(&p.positions) == bits(&q.positions)
+                        && bits(&p.normals) == bits(&q.normals)
+                })
         })
 }
 
@@ -224,6 +294,14 @@ fn same_clip(a: &Clip, b: &Clip) -> bool {
             x.bone_name == y.bone_name
                 && bytemuck::cast_slice::<Keyframe, u32>(&x.keyframes)
                     == bytemuck::cast_slice::<Keyframe, u32>(&y.keyframes)
+        })
+        && a.weight_tracks.len() == b.weight_tracks.len()
+        && a.weight_tracks.iter().zip(&b.weight_tracks).all(|(x, y)| {
+            (x.part, x.target) == (y.part, y.target)
+                && x.weights
+                    .iter()
+                    .map(|w| w.to_bits())
+                    .eq(y.weights.iter().map(|w| w.to_bits()))
         })
 }
 

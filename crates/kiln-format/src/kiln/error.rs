@@ -369,6 +369,16 @@ pub enum LayoutError {
         /// Bones in the file.
         bone_count: u32,
     },
+    /// A morph target, shape or offset record breaks the layout's rules (targets in part
+    /// order, shapes and offsets tiling their sections, full weights finite, non-zero and
+    /// ascending, vertices ascending and inside the part).
+    #[error("offset {offset}: {what}")]
+    BadMorph {
+        /// Byte offset of the field at fault, from the start of the file.
+        offset: usize,
+        /// The rule broken.
+        what: &'static str,
+    },
     /// The checksum in the header does not match the file. Only
     /// [`verify_checksum`](super::verify_checksum) reports it.
     #[error("offset 8: checksum {stored:#018x} stored, {computed:#018x} computed")]
@@ -415,6 +425,7 @@ impl LayoutError {
             | NotTriangles { offset, .. }
             | IndexOutOfRange { offset, .. }
             | BadQuantization { offset, .. }
+            | BadMorph { offset, .. }
             | JointOutOfRange { offset, .. } => *offset,
         }
     }
@@ -520,6 +531,14 @@ pub enum WriteError {
         count: usize,
         /// The clip's frame count.
         frame_count: u32,
+    },
+    /// A morph target or weight track breaks the layout's rules.
+    #[error("mesh {part}: {what}")]
+    Morph {
+        /// The part (for a clip's weight track: the track).
+        part: usize,
+        /// What is wrong.
+        what: alloc::string::String,
     },
     /// A track's keyframe times differ from the first track's (the layout stores the times once).
     #[error("track {track} frame {frame}: time {time} differs from track 0's {expected}")]

@@ -10,8 +10,10 @@ pub const MESH_MAGIC: [u8; 8] = *b"KILNMESH";
 pub const CLIP_MAGIC: [u8; 8] = *b"KILNCLIP";
 /// The major version this crate writes and reads. A file with a larger major is refused.
 pub const VERSION_MAJOR: u16 = 1;
-/// The minor version this crate writes. Any minor of the same major is read.
-pub const VERSION_MINOR: u16 = 0;
+/// The newest minor version this crate writes (1.1: morph targets and weight tracks). A file
+/// without any 1.1 section is written as 1.0, byte for byte as before. Any minor of the same
+/// major is read.
+pub const VERSION_MINOR: u16 = 1;
 /// Size of the file header in bytes.
 pub const HEADER_SIZE: usize = 32;
 /// Size of one section-table entry in bytes.
@@ -67,6 +69,16 @@ pub mod kind {
     pub const INDICES_U16: u32 = 0x0120;
     /// `.mesh`: `u32` triangle-list indices, local to their part.
     pub const INDICES_U32: u32 = 0x0121;
+    /// `.mesh` (1.1): [`MorphTargetRecord`](super::MorphTargetRecord)s, in part order.
+    pub const MORPH_TARGETS: u32 = 0x0130;
+    /// `.mesh` (1.1): [`MorphShapeRecord`](super::MorphShapeRecord)s, in target order.
+    pub const MORPH_SHAPES: u32 = 0x0131;
+    /// `.mesh` (1.1): `u32` per offset, the vertex it moves (local to its part).
+    pub const MORPH_VERTICES: u32 = 0x0132;
+    /// `.mesh` (1.1): `f32×3` per offset, the position offset.
+    pub const MORPH_POSITIONS_F32: u32 = 0x0133;
+    /// `.mesh` (1.1): `f32×3` per offset, the normal offset (0 where its shape has none).
+    pub const MORPH_NORMALS_F32: u32 = 0x0134;
 
     /// `.clip`: one [`ClipRecord`](super::ClipRecord).
     pub const CLIP: u32 = 0x0201;
@@ -76,6 +88,10 @@ pub mod kind {
     pub const FRAME_TIMES: u32 = 0x0203;
     /// `.clip`: [`BoneKey`](super::BoneKey)s, frame-major.
     pub const KEYS: u32 = 0x0204;
+    /// `.clip` (1.1): [`WeightTrackRecord`](super::WeightTrackRecord)s.
+    pub const WEIGHT_TRACKS: u32 = 0x0205;
+    /// `.clip` (1.1): `f32` weights, frame-major (one per weight track per frame).
+    pub const WEIGHTS: u32 = 0x0206;
 }
 
 /// The name of a section kind of version 1 (`"POSITIONS_F32"`), `None` for an unknown one.
@@ -104,6 +120,13 @@ pub fn kind_name(k: u32) -> Option<&'static str> {
         kind::TRACKS => "TRACKS",
         kind::FRAME_TIMES => "FRAME_TIMES",
         kind::KEYS => "KEYS",
+        kind::MORPH_TARGETS => "MORPH_TARGETS",
+        kind::MORPH_SHAPES => "MORPH_SHAPES",
+        kind::MORPH_VERTICES => "MORPH_VERTICES",
+        kind::MORPH_POSITIONS_F32 => "MORPH_POSITIONS_F32",
+        kind::MORPH_NORMALS_F32 => "MORPH_NORMALS_F32",
+        kind::WEIGHT_TRACKS => "WEIGHT_TRACKS",
+        kind::WEIGHTS => "WEIGHTS",
         _ => return None,
     })
 }
@@ -126,6 +149,11 @@ pub fn element_size_of(k: u32) -> Option<u32> {
         kind::CLIP => CLIP_RECORD_SIZE as u32,
         kind::TRACKS => TRACK_RECORD_SIZE as u32,
         kind::KEYS => BONE_KEY_SIZE as u32,
+        kind::MORPH_TARGETS => MORPH_TARGET_RECORD_SIZE as u32,
+        kind::MORPH_SHAPES => MORPH_SHAPE_RECORD_SIZE as u32,
+        kind::MORPH_VERTICES | kind::WEIGHTS => 4,
+        kind::MORPH_POSITIONS_F32 | kind::MORPH_NORMALS_F32 => 12,
+        kind::WEIGHT_TRACKS => WEIGHT_TRACK_RECORD_SIZE as u32,
         _ => return None,
     })
 }
@@ -293,6 +321,67 @@ pub struct BoneKey {
 /// Size of [`BoneKey`].
 pub const BONE_KEY_SIZE: usize = 40;
 const _: () = assert!(core::mem::size_of::<BoneKey>() == BONE_KEY_SIZE);
+
+/// One morph target of a part (32 bytes, 1.1). Targets are listed part by part, in part
+/// order; their shapes tile MORPH_SHAPES in order.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MorphTargetRecord {
+    /// The target's name.
+    pub name: StrRef,
+    /// The part it deforms (index into PARTS).
+    pub part: u32,
+    /// Weight at rest (0 base shape, 1 full).
+    pub default_weight: f32,
+    /// Its first shape in MORPH_SHAPES.
+    pub first_shape: u32,
+    /// Its shapes (at least 1), from `first_shape`.
+    pub shape_count: u32,
+    /// 0.
+    pub reserved: [u32; 2],
+}
+/// Size of [`MorphTargetRecord`].
+pub const MORPH_TARGET_RECORD_SIZE: usize = 32;
+const _: () = assert!(core::mem::size_of::<MorphTargetRecord>() == MORPH_TARGET_RECORD_SIZE);
+
+/// One shape of a morph target (32 bytes, 1.1): a run of the offset streams.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MorphShapeRecord {
+    /// The shape's name.
+    pub name: StrRef,
+    /// The target weight at which it applies fully; finite, not 0, above the target's
+    /// previous shape's.
+    pub full_weight: f32,
+    /// Its first offset in MORPH_VERTICES, MORPH_POSITIONS_F32 and MORPH_NORMALS_F32.
+    pub first_offset: u32,
+    /// Its offsets, from `first_offset`.
+    pub offset_count: u32,
+    /// Bit 0: its normal offsets are meaningful (else they are 0). Other bits 0.
+    pub flags: u32,
+    /// 0.
+    pub reserved: [u32; 2],
+}
+/// Size of [`MorphShapeRecord`].
+pub const MORPH_SHAPE_RECORD_SIZE: usize = 32;
+const _: () = assert!(core::mem::size_of::<MorphShapeRecord>() == MORPH_SHAPE_RECORD_SIZE);
+/// [`MorphShapeRecord::flags`] bit: the shape has normal offsets.
+pub const SHAPE_HAS_NORMALS: u32 = 1;
+
+/// One weight track of a `.clip` (16 bytes, 1.1): the morph target it drives.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct WeightTrackRecord {
+    /// The part (index into the `.mesh`'s PARTS).
+    pub part: u32,
+    /// The target, counted among that part's targets.
+    pub target: u32,
+    /// 0.
+    pub reserved: [u32; 2],
+}
+/// Size of [`WeightTrackRecord`].
+pub const WEIGHT_TRACK_RECORD_SIZE: usize = 16;
+const _: () = assert!(core::mem::size_of::<WeightTrackRecord>() == WEIGHT_TRACK_RECORD_SIZE);
 
 /// One entry of the section table, decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,7 +13,10 @@ use core::ops::Range;
 use super::error::{Kind, LayoutError};
 use super::quantize::{oct_decode, unorm16_decode, weights_decode};
 use super::spec::*;
-use crate::model::{Bone, Clip, Keyframe, MaterialData, Matrix, MeshPart, Model, Track, Vertex};
+use crate::model::{
+    Bone, Clip, Keyframe, MaterialData, Matrix, MeshPart, Model, MorphShape, MorphTarget, Track,
+    Vertex, WeightTrack,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Header and section table
@@ -695,6 +698,17 @@ pub struct MeshView<'a> {
     joints: &'a [[u16; 4]],
     weights: Weights<'a>,
     indices: Indices<'a>,
+    morph: Morphs<'a>,
+}
+
+/// The 1.1 morph sections of a `.mesh` (all empty when the file has none).
+#[derive(Clone, Copy, Debug, Default)]
+struct Morphs<'a> {
+    targets: &'a [MorphTargetRecord],
+    shapes: &'a [MorphShapeRecord],
+    vertices: &'a [u32],
+    positions: &'a [[f32; 3]],
+    normals: &'a [[f32; 3]],
 }
 
 #[derive(Default)]
@@ -712,6 +726,11 @@ struct MeshSlots {
     joints: Option<(u32, Found)>,
     weights: Option<(u32, Found)>,
     indices: Option<(u32, Found)>,
+    morph_targets: Option<(u32, Found)>,
+    morph_shapes: Option<(u32, Found)>,
+    morph_vertices: Option<(u32, Found)>,
+    morph_positions: Option<(u32, Found)>,
+    morph_normals: Option<(u32, Found)>,
 }
 
 impl<'a> MeshView<'a> {
@@ -736,6 +755,11 @@ impl<'a> MeshView<'a> {
                 kind::JOINTS_U16 => &mut s.joints,
                 kind::WEIGHTS_F32 | kind::WEIGHTS_UNORM8 => &mut s.weights,
                 kind::INDICES_U16 | kind::INDICES_U32 => &mut s.indices,
+                kind::MORPH_TARGETS => &mut s.morph_targets,
+                kind::MORPH_SHAPES => &mut s.morph_shapes,
+                kind::MORPH_VERTICES => &mut s.morph_vertices,
+                kind::MORPH_POSITIONS_F32 => &mut s.morph_positions,
+                kind::MORPH_NORMALS_F32 => &mut s.morph_normals,
                 // A `.clip` section in a `.mesh`: not part of this file type; skipped.
                 _ => return Ok(()),
             };
@@ -981,6 +1005,8 @@ impl<'a> MeshView<'a> {
             });
         }
 
+        let morph = parse_morphs(&frame, &s, strings, table, parts)?;
+
         Ok(MeshView {
             frame,
             strings,
@@ -996,6 +1022,7 @@ impl<'a> MeshView<'a> {
             joints,
             weights,
             indices,
+            morph,
         })
     }
 
@@ -1185,7 +1212,37 @@ impl<'a> MeshView<'a> {
             .collect();
         let meshes = self
             .parts()
-            .map(|p| MeshPart {
+            .enumerate()
+            .map(|(i, p)| MeshPart {
+                morph_targets: self
+                    .part_morph_targets(i as u32)
+                    .iter()
+                    .map(|t| MorphTarget {
+                        name: self.string(t.name).into(),
+                        default_weight: t.default_weight,
+                        shapes: self
+                            .morph
+                            .shapes
+                            .get(t.first_shape as usize..(t.first_shape + t.shape_count) as usize)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|sh| {
+                                let (v, pos, n) = self.shape_offsets(sh);
+                                MorphShape {
+                                    name: self.string(sh.name).into(),
+                                    full_weight: sh.full_weight,
+                                    vertices: v.to_vec(),
+                                    positions: pos.to_vec(),
+                                    normals: if sh.flags & SHAPE_HAS_NORMALS != 0 {
+                                        n.to_vec()
+                                    } else {
+                                        Vec::new()
+                                    },
+                                }
+                            })
+                            .collect(),
+                    })
+                    .collect(),
                 name: p.name.into(),
                 vertices: (p.vertices.start as usize..p.vertices.end as usize)
                     .filter_map(|i| self.vertex(i))
@@ -1200,6 +1257,39 @@ impl<'a> MeshView<'a> {
         Model { bones, meshes }
     }
 
+    /// The morph target records (1.1; empty for a file without morph targets), part by part.
+    pub fn morph_target_records(&self) -> &'a [MorphTargetRecord] {
+        self.morph.targets
+    }
+
+    /// The morph shape records (1.1), target by target.
+    pub fn morph_shape_records(&self) -> &'a [MorphShapeRecord] {
+        self.morph.shapes
+    }
+
+    /// The morph targets of part `part` (a run of [`MeshView::morph_target_records`]).
+    pub fn part_morph_targets(&self, part: u32) -> &'a [MorphTargetRecord] {
+        let t = self.morph.targets;
+        let a = t.partition_point(|r| r.part < part);
+        let b = t.partition_point(|r| r.part <= part);
+        &t[a..b]
+    }
+
+    /// One shape's offsets: the vertices it moves (local to its part), their position offsets
+    /// and normal offsets (zeros unless [`SHAPE_HAS_NORMALS`](super::spec::SHAPE_HAS_NORMALS)).
+    pub fn shape_offsets(
+        &self,
+        shape: &MorphShapeRecord,
+    ) -> (&'a [u32], &'a [[f32; 3]], &'a [[f32; 3]]) {
+        let r = shape.first_offset as usize..(shape.first_offset + shape.offset_count) as usize;
+        let m = self.morph;
+        (
+            m.vertices.get(r.clone()).unwrap_or_default(),
+            m.positions.get(r.clone()).unwrap_or_default(),
+            m.normals.get(r).unwrap_or_default(),
+        )
+    }
+
     /// The materials as the material XML holds them.
     pub fn to_materials(&self) -> Vec<MaterialData> {
         self.materials().map(|m| m.to_material_data()).collect()
@@ -1209,6 +1299,116 @@ impl<'a> MeshView<'a> {
     pub fn offset_matrices(&self) -> Vec<Matrix> {
         self.bones.iter().map(|b| b.offset).collect()
     }
+}
+
+/// The 1.1 morph sections: all five or none; targets in part order with their shapes tiling
+/// MORPH_SHAPES, shapes' offsets tiling the offset streams, full weights finite, non-zero and
+/// ascending per target, each shape's vertices ascending and inside its part. Reads the
+/// records and MORPH_VERTICES (time proportional to the offsets, not to the vertex count).
+fn parse_morphs<'a>(
+    frame: &Frame<'a>,
+    s: &MeshSlots,
+    strings: &str,
+    table: usize,
+    parts: &[PartRecord],
+) -> Result<Morphs<'a>, LayoutError> {
+    let slots = [
+        (s.morph_targets, kind::MORPH_TARGETS),
+        (s.morph_shapes, kind::MORPH_SHAPES),
+        (s.morph_vertices, kind::MORPH_VERTICES),
+        (s.morph_positions, kind::MORPH_POSITIONS_F32),
+        (s.morph_normals, kind::MORPH_NORMALS_F32),
+    ];
+    if slots.iter().all(|(f, _)| f.is_none()) {
+        return Ok(Morphs::default());
+    }
+    if let Some((_, k)) = slots.iter().find(|(f, _)| f.is_none()) {
+        return Err(missing(*k));
+    }
+    let f = |i: usize| {
+        slots[i].0.map(|x| x.1).unwrap_or(Found {
+            entry: 0,
+            offset: 0,
+            length: 0,
+            count: 0,
+        })
+    };
+    let (targets_f, shapes_f, vertices_f) = (f(0), f(1), f(2));
+    let offsets = vertices_f.count as u64;
+    expect_count(
+        f(3),
+        kind::MORPH_POSITIONS_F32,
+        offsets,
+        "the MORPH_VERTICES count",
+    )?;
+    expect_count(
+        f(4),
+        kind::MORPH_NORMALS_F32,
+        offsets,
+        "the MORPH_VERTICES count",
+    )?;
+    let m = Morphs {
+        targets: frame.slice(targets_f)?,
+        shapes: frame.slice(shapes_f)?,
+        vertices: frame.slice(vertices_f)?,
+        positions: frame.slice(f(3))?,
+        normals: frame.slice(f(4))?,
+    };
+    let bad = |offset: usize, what: &'static str| LayoutError::BadMorph { offset, what };
+    let (mut next_shape, mut next_offset, mut last_part) = (0u64, 0u64, 0u32);
+    for (i, t) in m.targets.iter().enumerate() {
+        let at = |field| record_offset::<MorphTargetRecord>(targets_f, i, field);
+        check_str(strings, table, t.name, at(0))?;
+        let Some(part) = parts.get(t.part as usize) else {
+            return Err(bad(at(8), "target's part out of range"));
+        };
+        if t.part < last_part {
+            return Err(bad(at(8), "targets not in part order"));
+        }
+        last_part = t.part;
+        let end = t.first_shape as u64 + t.shape_count as u64;
+        if t.first_shape as u64 != next_shape || t.shape_count == 0 || end > shapes_f.count as u64 {
+            return Err(bad(
+                at(16),
+                "target's shapes do not follow the previous target's",
+            ));
+        }
+        next_shape = end;
+        let mut previous = f32::NEG_INFINITY;
+        for k in t.first_shape as usize..end as usize {
+            let sh = &m.shapes[k];
+            let at = |field| record_offset::<MorphShapeRecord>(shapes_f, k, field);
+            check_str(strings, table, sh.name, at(0))?;
+            let w = sh.full_weight;
+            if !w.is_finite() || w == 0.0 || w <= previous {
+                return Err(bad(at(8), "full weight not finite, non-zero and ascending"));
+            }
+            previous = w;
+            let o_end = sh.first_offset as u64 + sh.offset_count as u64;
+            if sh.first_offset as u64 != next_offset || o_end > offsets {
+                return Err(bad(
+                    at(12),
+                    "shape's offsets do not follow the previous shape's",
+                ));
+            }
+            next_offset = o_end;
+            let run = &m.vertices[sh.first_offset as usize..o_end as usize];
+            let inside = run.last().is_none_or(|&v| v < part.vertex_count);
+            if !inside || !run.windows(2).all(|w| w[0] < w[1]) {
+                return Err(bad(
+                    vertices_f.offset + 4 * sh.first_offset as usize,
+                    "shape's vertices not ascending or past its part",
+                ));
+            }
+        }
+    }
+    if next_shape != shapes_f.count as u64 {
+        return Err(bad(shapes_f.entry, "shapes no target uses"));
+    }
+    if next_offset != offsets {
+        return Err(bad(vertices_f.entry, "offsets no shape uses"));
+    }
+    Ok(m)
 }
 
 /// Parent of bone `i`: -1 or an earlier bone. Distinguishes a cycle from a forward reference
@@ -1266,6 +1466,8 @@ pub struct ClipView<'a> {
     tracks: &'a [TrackRecord],
     times: &'a [f32],
     keys: &'a [BoneKey],
+    weight_tracks: &'a [WeightTrackRecord],
+    weights: &'a [f32],
 }
 
 impl<'a> ClipView<'a> {
@@ -1276,6 +1478,8 @@ impl<'a> ClipView<'a> {
         let mut tracks_s = None;
         let mut times_s = None;
         let mut keys_s = None;
+        let mut weight_tracks_s = None;
+        let mut weights_s = None;
         let frame = parse_frame(bytes, FileType::Clip, |k, f| {
             let slot = match k {
                 kind::STRINGS => &mut strings_s,
@@ -1283,6 +1487,8 @@ impl<'a> ClipView<'a> {
                 kind::TRACKS => &mut tracks_s,
                 kind::FRAME_TIMES => &mut times_s,
                 kind::KEYS => &mut keys_s,
+                kind::WEIGHT_TRACKS => &mut weight_tracks_s,
+                kind::WEIGHTS => &mut weights_s,
                 _ => return Ok(()),
             };
             put(slot, k, f)
@@ -1328,6 +1534,21 @@ impl<'a> ClipView<'a> {
                 record_offset::<TrackRecord>(tracks_f, i, 0),
             )?;
         }
+        // 1.1 weight tracks: both sections or neither, F weights per track, frame-major.
+        let (weight_tracks, weights) = match (weight_tracks_s, weights_s) {
+            (None, None) => (&[][..], &[][..]),
+            (Some((_, wt)), Some((_, w))) => {
+                expect_count(
+                    w,
+                    kind::WEIGHTS,
+                    info.frame_count as u64 * wt.count as u64,
+                    "frame count × weight track count",
+                )?;
+                (frame.slice(wt)?, frame.slice(w)?)
+            }
+            (None, Some(_)) => return Err(missing(kind::WEIGHT_TRACKS)),
+            (Some(_), None) => return Err(missing(kind::WEIGHTS)),
+        };
         Ok(ClipView {
             frame,
             strings,
@@ -1335,6 +1556,8 @@ impl<'a> ClipView<'a> {
             tracks,
             times: frame.slice(times_f)?,
             keys: frame.slice(keys_f)?,
+            weight_tracks,
+            weights,
         })
     }
 
@@ -1429,7 +1652,42 @@ impl<'a> ClipView<'a> {
             frame_rate: self.info.frame_rate,
             frame_count: self.info.frame_count,
             tracks,
+            weight_tracks: self
+                .weight_tracks
+                .iter()
+                .enumerate()
+                .map(|(i, w)| WeightTrack {
+                    part: w.part,
+                    target: w.target,
+                    weights: (0..self.info.frame_count as usize)
+                        .filter_map(|f| self.weight(f, i))
+                        .collect(),
+                })
+                .collect(),
         }
+    }
+
+    /// The weight track records (1.1; empty for a clip without them).
+    pub fn weight_track_records(&self) -> &'a [WeightTrackRecord] {
+        self.weight_tracks
+    }
+
+    /// Every weight, frame-major: frame `f`'s weights are `weights()[f * W..(f + 1) * W]`
+    /// for `W` weight tracks.
+    pub fn weights(&self) -> &'a [f32] {
+        self.weights
+    }
+
+    /// Weight track `track`'s weight at frame `frame`.
+    pub fn weight(&self, frame: usize, track: usize) -> Option<f32> {
+        let w = self.weight_tracks.len();
+        (track < w)
+            .then(|| {
+                self.weights
+                    .get(frame.checked_mul(w)?.checked_add(track)?)
+                    .copied()
+            })
+            .flatten()
     }
 }
 

@@ -288,8 +288,107 @@ pub fn encode_mesh(
     } else {
         out.push_iter(kind::INDICES_U32, index_total, indices());
     }
+    morph_sections(model, &mut strings, &mut out)?;
     out.push_strings(strings)?;
     Ok(MeshFile { file: out })
+}
+
+/// The 1.1 morph sections of a model whose parts have morph targets (none otherwise, so such
+/// a file stays 1.0): targets in part order, shapes in target order, the offsets of each shape
+/// as one run of the three offset streams.
+fn morph_sections(
+    model: &Model,
+    strings: &mut Strings,
+    out: &mut FileBuilder,
+) -> Result<(), WriteError> {
+    if model.meshes.iter().all(|m| m.morph_targets.is_empty()) {
+        return Ok(());
+    }
+    let bad = |part: usize, what: alloc::string::String| WriteError::Morph { part, what };
+    let (mut targets, mut shapes) = (Vec::new(), Vec::new());
+    let (mut vertices, mut positions, mut normals) = (Vec::new(), Vec::new(), Vec::new());
+    for (p, mesh) in model.meshes.iter().enumerate() {
+        for (t, target) in mesh.morph_targets.iter().enumerate() {
+            if target.shapes.is_empty() {
+                return Err(bad(p, alloc::format!("morph target {t} has no shape")));
+            }
+            targets.push(MorphTargetRecord {
+                name: strings.add(&target.name)?,
+                part: p as u32,
+                default_weight: target.default_weight,
+                first_shape: count_u32("morph shapes", shapes.len())?,
+                shape_count: count_u32("morph shapes", target.shapes.len())?,
+                reserved: [0; 2],
+            });
+            let mut previous = f32::NEG_INFINITY;
+            for (k, shape) in target.shapes.iter().enumerate() {
+                let w = shape.full_weight;
+                if !w.is_finite() || w == 0.0 || w <= previous {
+                    return Err(bad(
+                        p,
+                        alloc::format!(
+                            "morph target {t} shape {k}: full weight {w} is not finite, non-zero and above the previous"
+                        ),
+                    ));
+                }
+                previous = w;
+                let n = shape.vertices.len();
+                let normals_ok = shape.normals.is_empty() || shape.normals.len() == n;
+                if shape.positions.len() != n || !normals_ok {
+                    return Err(bad(
+                        p,
+                        alloc::format!(
+                            "morph target {t} shape {k}: {n} vertices, {} position and {} normal offsets",
+                            shape.positions.len(),
+                            shape.normals.len()
+                        ),
+                    ));
+                }
+                let ascending = shape.vertices.windows(2).all(|v| v[0] < v[1]);
+                if !ascending
+                    || shape
+                        .vertices
+                        .last()
+                        .is_some_and(|&v| v as usize >= mesh.vertices.len())
+                {
+                    return Err(bad(
+                        p,
+                        alloc::format!(
+                            "morph target {t} shape {k}: vertices not ascending or past the part's {}",
+                            mesh.vertices.len()
+                        ),
+                    ));
+                }
+                shapes.push(MorphShapeRecord {
+                    name: strings.add(&shape.name)?,
+                    full_weight: w,
+                    first_offset: count_u32("morph offsets", vertices.len())?,
+                    offset_count: count_u32("morph offsets", n)?,
+                    flags: if shape.normals.is_empty() {
+                        0
+                    } else {
+                        SHAPE_HAS_NORMALS
+                    },
+                    reserved: [0; 2],
+                });
+                vertices.extend_from_slice(&shape.vertices);
+                positions.extend_from_slice(&shape.positions);
+                if shape.normals.is_empty() {
+                    normals.resize(normals.len() + n, [0.0f32; 3]);
+                } else {
+                    normals.extend_from_slice(&shape.normals);
+                }
+            }
+        }
+    }
+    count_u32("morph targets", targets.len())?;
+    count_u32("morph offsets", vertices.len())?;
+    out.push(kind::MORPH_TARGETS, &targets);
+    out.push(kind::MORPH_SHAPES, &shapes);
+    out.push(kind::MORPH_VERTICES, &vertices);
+    out.push(kind::MORPH_POSITIONS_F32, &positions);
+    out.push(kind::MORPH_NORMALS_F32, &normals);
+    Ok(())
 }
 
 /// Encodes a clip as a kiln-layout `.clip`: one key per bone per frame, frame-major.
@@ -364,6 +463,37 @@ pub fn write_clip(clip: &Clip) -> Result<Vec<u8>, WriteError> {
     out.push(kind::TRACKS, &tracks);
     out.push(kind::FRAME_TIMES, &times);
     out.push(kind::KEYS, &keys);
+    if !clip.weight_tracks.is_empty() {
+        // 1.1: one record per weight track, the weights frame-major.
+        let mut records = Vec::with_capacity(clip.weight_tracks.len());
+        for (i, w) in clip.weight_tracks.iter().enumerate() {
+            if w.weights.len() != frames {
+                return Err(WriteError::Morph {
+                    part: i,
+                    what: alloc::format!(
+                        "weight track {i}: {} weights, the clip has {frames} frames",
+                        w.weights.len()
+                    ),
+                });
+            }
+            records.push(WeightTrackRecord {
+                part: w.part,
+                target: w.target,
+                reserved: [0; 2],
+            });
+        }
+        let total = frames
+            .checked_mul(records.len())
+            .ok_or(WriteError::TooMany {
+                what: "weights",
+                count: usize::MAX,
+            })?;
+        count_u32("weights", total)?;
+        let weights =
+            (0..frames).flat_map(|f| clip.weight_tracks.iter().map(move |w| w.weights[f]));
+        out.push(kind::WEIGHT_TRACKS, &records);
+        out.push_iter(kind::WEIGHTS, total, weights);
+    }
     out.push_strings(strings)?;
     Ok(out.finish())
 }
@@ -634,7 +764,24 @@ impl FileBuilder {
         sink.put(&self.magic);
         sink.put(&checksum.to_le_bytes());
         sink.put(&VERSION_MAJOR.to_le_bytes());
-        sink.put(&VERSION_MINOR.to_le_bytes());
+        // 1.1 only when a 1.1 section is there: older files stay byte for byte as they were.
+        let minor = if self.sections.iter().any(|(k, ..)| {
+            matches!(
+                *k,
+                kind::MORPH_TARGETS
+                    | kind::MORPH_SHAPES
+                    | kind::MORPH_VERTICES
+                    | kind::MORPH_POSITIONS_F32
+                    | kind::MORPH_NORMALS_F32
+                    | kind::WEIGHT_TRACKS
+                    | kind::WEIGHTS
+            )
+        }) {
+            VERSION_MINOR
+        } else {
+            0
+        };
+        sink.put(&minor.to_le_bytes());
         sink.put(&(self.sections.len() as u32).to_le_bytes());
         sink.put(&(end as u64).to_le_bytes());
         for ((kind, size, count, bytes), &offset) in self.sections.iter().zip(&offsets) {
