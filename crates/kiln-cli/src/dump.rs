@@ -1,6 +1,7 @@
 //! `kiln dump --csv FILE [-o OUT]`: a model's bones and every vertex's position, blend indices
 //! and blend weights as CSV, for a model file or a `.mesh` `kiln convert` wrote. Printed to
-//! standard output unless `-o` names a file.
+//! standard output unless `-o` names a file. `--obj` writes the evaluated mesh instead
+//! ([`run_obj`]).
 //!
 //! `--csv` gives two tables, each with a header row, separated by an empty line:
 //!
@@ -111,6 +112,140 @@ fn field(s: &str) -> std::borrow::Cow<'_, str> {
     } else {
         s.into()
     }
+}
+
+/// `kiln dump --obj [--clip NAME] [--frame F] FILE`: the evaluated mesh as Wavefront OBJ.
+///
+/// Each part is an `o` group of its vertices (`v`), normals (`vn`) and triangles (`f a//a …`,
+/// 1-based over the whole file). Without `--clip`: the bind pose, every morph target at its
+/// weight at rest. With `--clip`: frame `F` (fractions allowed, clamped to the clip) of that
+/// clip, as the engine draws it: each weight track's weight lerped between the frames around
+/// `F`, the morph targets applied to the part's vertices (in-betweens as ufbx evaluates them),
+/// then skinned with the baked palette at `F` (`kiln_anim::morph_and_skin`). So a posed,
+/// morphed result can be checked against other tools and looked at in any viewer.
+pub fn run_obj(file: &Path, out: Option<&Path>, clip: Option<&str>, frame: f32) -> ExitCode {
+    match obj_text(file, clip, frame) {
+        Ok(text) => {
+            let bytes = kiln::scene::names::to_bytes(&text);
+            match out {
+                Some(path) => {
+                    if let Err(e) = write_atomically(path, &bytes) {
+                        crate::output::errln!("kiln: error: {}: cannot write: {e}", path.display());
+                        return ExitCode::FAILURE;
+                    }
+                }
+                None => out_bytes(&bytes),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            crate::output::errln!("kiln: error: {}: {message}", file.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn obj_text(file: &Path, clip: Option<&str>, frame: f32) -> Result<String, String> {
+    use kiln::anim::{MorphShape, MorphTarget, Wrap, apply_morphs, morph_and_skin, palette};
+    if !frame.is_finite() {
+        return Err(format!("--frame {frame} is not a number of frames"));
+    }
+    let loaded = crate::verify::load(file, &[]).map_err(|f| f.message)?;
+    let (model, baked) = (&loaded.animated, &loaded.baked);
+    let picked = match clip {
+        None => None,
+        Some(_) => Some(crate::verify::pick_clips(baked, clip).map_err(|f| f.message)?[0]),
+    };
+    let mut pal = vec![kiln::scene::Mat4::IDENTITY; baked.skeleton.len()];
+    if let Some(c) = picked {
+        palette(&baked.bake, c, frame, Wrap::Clamp, &mut pal).map_err(|e| e.to_string())?;
+    }
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "# kiln dump --obj: {}{}",
+        file.display(),
+        match (clip, picked) {
+            (Some(name), Some(_)) => format!(", clip '{name}' frame {frame}"),
+            _ => ", bind pose".into(),
+        }
+    );
+    let mut base = 1usize;
+    for (p, part) in model.model.meshes.iter().enumerate() {
+        // This part's target weights: the clip's tracks at the frame, or the rest weights.
+        let mut weights: Vec<f32> = part
+            .morph_targets
+            .iter()
+            .map(|t| t.default_weight)
+            .collect();
+        if let Some(c) = picked.and_then(|c| model.clips.get(c)) {
+            let last = c.frame_count.saturating_sub(1) as f32;
+            let f = frame.clamp(0.0, last);
+            let (a, b) = (f.floor() as usize, f.ceil() as usize);
+            let t = f - f.floor();
+            for w in c.weight_tracks.iter().filter(|w| w.part as usize == p) {
+                if let (Some(slot), Some(&x), Some(&y)) = (
+                    weights.get_mut(w.target as usize),
+                    w.weights.get(a),
+                    w.weights.get(b),
+                ) {
+                    *slot = x + (y - x) * t;
+                }
+            }
+        }
+        let shapes: Vec<Vec<MorphShape<'_>>> = part
+            .morph_targets
+            .iter()
+            .map(|t| {
+                t.shapes
+                    .iter()
+                    .map(|s| MorphShape {
+                        full_weight: s.full_weight,
+                        vertices: &s.vertices,
+                        positions: &s.positions,
+                        normals: &s.normals,
+                    })
+                    .collect()
+            })
+            .collect();
+        let targets: Vec<MorphTarget<'_>> =
+            shapes.iter().map(|s| MorphTarget { shapes: s }).collect();
+        let n = part.vertices.len();
+        let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        if picked.is_some() {
+            let mut morphed = part.vertices.clone();
+            let mut tangents = vec![[0.0f32; 3]; n];
+            morph_and_skin(
+                &pal,
+                &part.vertices,
+                &targets,
+                &weights,
+                &mut morphed,
+                &mut positions,
+                &mut normals,
+                &mut tangents,
+            )
+            .map_err(|e| format!("part {p}: {e}"))?;
+        } else {
+            let bp: Vec<[f32; 3]> = part.vertices.iter().map(|v| v.position).collect();
+            let bn: Vec<[f32; 3]> = part.vertices.iter().map(|v| v.normal).collect();
+            apply_morphs(&bp, &bn, &targets, &weights, &mut positions, &mut normals)
+                .map_err(|e| format!("part {p}: {e}"))?;
+        }
+        let _ = writeln!(text, "o {}", part.name);
+        for v in &positions {
+            let _ = writeln!(text, "v {} {} {}", v[0], v[1], v[2]);
+        }
+        for v in &normals {
+            let _ = writeln!(text, "vn {} {} {}", v[0], v[1], v[2]);
+        }
+        for tri in part.indices.chunks_exact(3) {
+            let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| i as usize + base);
+            let _ = writeln!(text, "f {a}//{a} {b}//{b} {c}//{c}");
+        }
+        base += n;
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -87,7 +87,7 @@ enum Command {
         strict: bool,
     },
     /// Print a model's bones and every vertex's position, blend indices and blend weights as
-    /// CSV.
+    /// CSV, or its evaluated mesh as OBJ (--obj).
     ///
     /// With --csv: the bones table (header `bone,name,parent`), an empty line, then the
     /// vertices table (header `part,vertex,x,y,z,i0,i1,i2,i3,w0,w1,w2,w3`: part index, vertex
@@ -103,6 +103,17 @@ enum Command {
         /// `x,y,z,i0,i1,i2,i3,w0,w1,w2,w3` per vertex, every number with six decimals.
         #[arg(long, group = "format")]
         csv_legacy: bool,
+        /// The evaluated mesh as Wavefront OBJ (positions, normals, triangles per part): morph
+        /// targets applied and the mesh skinned at --frame of --clip, or the bind pose with the
+        /// targets at their rest weights without --clip.
+        #[arg(long, group = "format")]
+        obj: bool,
+        /// With --obj: the clip to pose the mesh with (by name).
+        #[arg(long, requires = "obj")]
+        clip: Option<String>,
+        /// With --obj --clip: the frame (fractions allowed; clamped to the clip).
+        #[arg(long, requires = "clip", default_value_t = 0.0)]
+        frame: f32,
         /// A model file (.fbx, .obj), or a .mesh `kiln convert` wrote.
         file: PathBuf,
         /// Write to this file instead of standard output.
@@ -235,10 +246,19 @@ fn main() -> ExitCode {
             strict,
         }),
         Command::Dump {
+            obj: true,
+            clip,
+            frame,
+            file,
+            out,
+            ..
+        } => dump::run_obj(&file, out.as_deref(), clip.as_deref(), frame),
+        Command::Dump {
             csv: _,
             csv_legacy,
             file,
             out,
+            ..
         } => dump::run(
             &file,
             out.as_deref(),
