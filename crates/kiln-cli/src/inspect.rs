@@ -183,7 +183,25 @@ fn kiln_mesh(bytes: &[u8]) -> Result<Value> {
         .collect();
     let parts: Vec<Value> = view
         .parts()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
+            // 1.1: the part's morph targets, each with its shapes' full weights and offsets.
+            let targets: Vec<Value> = view
+                .part_morph_targets(i as u32)
+                .iter()
+                .map(|t| {
+                    let shapes = view
+                        .morph_shape_records()
+                        .get(t.first_shape as usize..(t.first_shape + t.shape_count) as usize)
+                        .unwrap_or_default();
+                    json!({
+                        "name": view.string(t.name),
+                        "default_weight": t.default_weight,
+                        "full_weights": shapes.iter().map(|s| s.full_weight).collect::<Vec<_>>(),
+                        "offsets": shapes.iter().map(|s| s.offset_count).sum::<u32>(),
+                    })
+                })
+                .collect();
             json!({
                 "name": p.name,
                 "material": p.material_name,
@@ -192,6 +210,7 @@ fn kiln_mesh(bytes: &[u8]) -> Result<Value> {
                 "vertices": [p.vertices.start, p.vertices.end],
                 "indices": [p.indices.start, p.indices.end],
                 "triangles": (p.indices.end - p.indices.start) / 3,
+                "morph_targets": targets,
             })
         })
         .collect();
@@ -428,6 +447,15 @@ fn print_text(r: &Value) {
                 s(&p["bone"]),
                 s(&p["triangles"])
             );
+            for t in p["morph_targets"].as_array().into_iter().flatten() {
+                outln!(
+                    "    morph target {}  rest weight {}  full weights {}  {} offsets",
+                    s(&t["name"]),
+                    s(&t["default_weight"]),
+                    t["full_weights"],
+                    s(&t["offsets"])
+                );
+            }
         }
     }
     if let Some(mats) = r.get("materials").and_then(Value::as_array) {

@@ -68,6 +68,15 @@ fn the_obj_is_the_morphed_and_skinned_mesh() {
     let from_mesh = stdout(&o);
     let body = |t: &str| t.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
     assert_eq!(body(&from_mesh), body(&posed_text));
+    // `kiln inspect` lists each part's targets.
+    let o = kiln(&["inspect", "out/tube.mesh"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o)
+            .contains("morph target twist  rest weight 0.0  full weights [0.5,1.0]  32 offsets"),
+        "{}",
+        stdout(&o)
+    );
     // A clip the model does not have is one clear error.
     let o = kiln(&["dump", "--obj", "--clip", "walk", "tube.fbx"], d);
     assert!(!o.status.success());
