@@ -51,8 +51,13 @@ pub fn run(file: &Path, out: Option<&Path>, format: Format) -> ExitCode {
         Format::Headed => headed_csv(&model.model),
         Format::Legacy => write_csv(&model.model),
     };
-    // Bone names as the bytes the model file had, as in the classic `.mesh` (`kiln::scene::names`).
-    let bytes = kiln::scene::names::to_bytes(&text);
+    emit(&text, out)
+}
+
+/// Writes `text` to `out` (or standard output), names as the bytes the model file had, as in
+/// the classic `.mesh` (`kiln::scene::names`).
+fn emit(text: &str, out: Option<&Path>) -> ExitCode {
+    let bytes = kiln::scene::names::to_bytes(text);
     match out {
         Some(path) => {
             if let Err(e) = write_atomically(path, &bytes) {
@@ -125,19 +130,7 @@ fn field(s: &str) -> std::borrow::Cow<'_, str> {
 /// morphed result can be checked against other tools and looked at in any viewer.
 pub fn run_obj(file: &Path, out: Option<&Path>, clip: Option<&str>, frame: f32) -> ExitCode {
     match obj_text(file, clip, frame) {
-        Ok(text) => {
-            let bytes = kiln::scene::names::to_bytes(&text);
-            match out {
-                Some(path) => {
-                    if let Err(e) = write_atomically(path, &bytes) {
-                        crate::output::errln!("kiln: error: {}: cannot write: {e}", path.display());
-                        return ExitCode::FAILURE;
-                    }
-                }
-                None => out_bytes(&bytes),
-            }
-            ExitCode::SUCCESS
-        }
+        Ok(text) => emit(&text, out),
         Err(message) => {
             crate::output::errln!("kiln: error: {}: {message}", file.display());
             ExitCode::FAILURE
