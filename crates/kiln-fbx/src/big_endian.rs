@@ -132,6 +132,11 @@ pub fn to_little_endian(input: &[u8]) -> Result<Option<Vec<u8>>, Error> {
             .map_err(|kind| err(p, kind))?;
         let count = header.count;
         let name_len = header.name_len;
+        // What the little-endian parser refuses is refused here, so that a rewritten file
+        // always parses (names are UTF-8).
+        if core::str::from_utf8(&input[name_start..props_start]).is_err() {
+            return Err(err(name_start, ErrorKind::NameNotUtf8));
+        }
         if stack.len() >= crate::builder::MAX_DEPTH_LIMIT {
             return Err(err(
                 p,

@@ -11,7 +11,11 @@ use kiln_fbx::{Compression, Document, ParseOptions, Value, WriteOptions, write_b
 /// that gives must parse.
 pub fn check_binary(data: &[u8]) {
     if let Ok(Some(little)) = kiln_fbx::to_little_endian(data) {
-        let doc = Document::parse_binary(&little, &ParseOptions::default())
+        // The rewrite nests as deep as the parsers ever allow, not the default limit.
+        let deepest = ParseOptions {
+            max_depth: kiln_fbx::MAX_DEPTH_LIMIT,
+        };
+        let doc = Document::parse_binary(&little, &deepest)
             .expect("a big-endian file rewritten little-endian parses");
         check(&doc);
         return;
