@@ -2,8 +2,8 @@
 //! - the minimized corpora of the fuzz runs recorded in docs/fuzzing.md
 //!   (`tests/data/fuzz/<target>.corpus`: inputs cut to 1024 bytes and merged with libFuzzer's
 //!   `-merge=1`, packed as `u32` little-endian length + bytes, one after the other);
-//! - any crash input a run finds, kept as a file in `tests/data/fuzz/crashes/<target>/` (none
-//!   a big-endian file with a node name that is not UTF-8, found by the CI smoke run);
+//! - any crash input a run finds, kept as a file in `tests/data/fuzz/crashes/<target>/` (one so
+//!   far: a big-endian file with a node name that is not UTF-8, found by the CI smoke run);
 //! - the seeds the runs started from (the corpus's FBX files and the writer's output).
 
 use std::path::{Path, PathBuf};
