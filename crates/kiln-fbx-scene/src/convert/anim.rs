@@ -146,7 +146,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                         if target.property == "DeformPercent" {
                             let curves = self.node_curves(cn, &mut curve_cache);
                             if self.blend_channel_drives_a_model(target.dst) {
-                                let keys = self.curve_time_range(cn, &mut curve_cache);
+                                let keys = curve_time_range(&curves);
                                 let all = morph.get_or_insert_with(MorphKeys::default);
                                 all.keeps = true;
                                 if let Some((lo, hi)) = keys {
@@ -235,18 +235,6 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             }
         }
         out
-    }
-
-    /// The first and last key time of a curve node's curves (`None` when none has keys).
-    fn curve_time_range(
-        &mut self,
-        cn: u64,
-        cache: &mut BTreeMap<u64, Option<Arc<Curve>>>,
-    ) -> Option<(i64, i64)> {
-        self.node_curves(cn, cache)
-            .iter()
-            .map(|(_, c)| (c.times[0], c.times[c.times.len() - 1]))
-            .reduce(|(a, b), (lo, hi)| (a.min(lo), b.max(hi)))
     }
 
     /// The second half of `ConvertAnimations` for one stack (or FBX 6 take): its channels, by
@@ -963,4 +951,13 @@ impl Converter<'_, '_, '_> {
             }
         }
     }
+}
+
+/// The first and last key time of a curve node's curves (`None` when none has keys; a curve
+/// read is never empty).
+fn curve_time_range(curves: &[(String, Arc<Curve>)]) -> Option<(i64, i64)> {
+    curves
+        .iter()
+        .filter_map(|(_, c)| Some((*c.times.first()?, *c.times.last()?)))
+        .reduce(|(a, b), (lo, hi)| (a.min(lo), b.max(hi)))
 }
