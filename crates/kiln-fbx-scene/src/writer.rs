@@ -115,6 +115,25 @@ fn p_time(name: &str, v: i64) -> OwnedNode {
     p(name, "KTime", "Time", "", vec![OwnedValue::I64(v)])
 }
 
+/// An `AnimationCurve` with these keys, every one linear (one attribute for all keys).
+fn linear_curve(id: i64, default: f64, times: Vec<i64>, values: Vec<f32>) -> OwnedNode {
+    let keys = times.len() as i32;
+    let mut curve = node(
+        "AnimationCurve",
+        vec![OwnedValue::I64(id), name_class("", "AnimCurve"), s("")],
+    );
+    curve.children.extend([
+        leaf("Default", OwnedValue::F64(default)),
+        leaf("KeyVer", OwnedValue::I32(4009)),
+        leaf("KeyTime", OwnedValue::I64Array(times)),
+        leaf("KeyValueFloat", OwnedValue::F32Array(values)),
+        leaf("KeyAttrFlags", OwnedValue::I32Array(vec![0x0000_0104])),
+        leaf("KeyAttrDataFloat", OwnedValue::F32Array(vec![0.0; 4])),
+        leaf("KeyAttrRefCount", OwnedValue::I32Array(vec![keys])),
+    ]);
+    curve
+}
+
 fn props70(children: Vec<OwnedNode>) -> OwnedNode {
     OwnedNode {
         name: "Properties70".into(),
@@ -646,35 +665,12 @@ pub fn write_fbx_nodes(
             conns.push(oo(cn, layer_id));
             conns.push(op(cn, channel, "DeformPercent"));
             let curve_id = ids.next();
-            let mut curve = node(
-                "AnimationCurve",
-                vec![
-                    OwnedValue::I64(curve_id),
-                    name_class("", "AnimCurve"),
-                    s(""),
-                ],
+            let curve = linear_curve(
+                curve_id,
+                first,
+                mc.keys.iter().map(|k| ktime(k.time)).collect(),
+                mc.keys.iter().map(|k| k.value * 100.0).collect(),
             );
-            curve.children.push(leaf("Default", OwnedValue::F64(first)));
-            curve.children.push(leaf("KeyVer", OwnedValue::I32(4009)));
-            curve.children.push(leaf(
-                "KeyTime",
-                OwnedValue::I64Array(mc.keys.iter().map(|k| ktime(k.time)).collect()),
-            ));
-            curve.children.push(leaf(
-                "KeyValueFloat",
-                OwnedValue::F32Array(mc.keys.iter().map(|k| k.value * 100.0).collect()),
-            ));
-            curve.children.push(leaf(
-                "KeyAttrFlags",
-                OwnedValue::I32Array(vec![0x0000_0104]),
-            ));
-            curve
-                .children
-                .push(leaf("KeyAttrDataFloat", OwnedValue::F32Array(vec![0.0; 4])));
-            curve.children.push(leaf(
-                "KeyAttrRefCount",
-                OwnedValue::I32Array(vec![mc.keys.len() as i32]),
-            ));
             objects.push(curve);
             conns.push(op(curve_id, cn, "d|DeformPercent"));
         }
@@ -762,38 +758,12 @@ pub fn write_fbx_nodes(
                 conns.push(op(cn, model_id[target], prop));
                 for (c, chname) in ["d|X", "d|Y", "d|Z"].iter().enumerate() {
                     let curve_id = ids.next();
-                    let mut curve = node(
-                        "AnimationCurve",
-                        vec![
-                            OwnedValue::I64(curve_id),
-                            name_class("", "AnimCurve"),
-                            s(""),
-                        ],
+                    let curve = linear_curve(
+                        curve_id,
+                        f64::from(values[c].first().copied().unwrap_or(0.0)),
+                        times.clone(),
+                        values[c].clone(),
                     );
-                    curve.children.push(leaf(
-                        "Default",
-                        OwnedValue::F64(f64::from(values[c].first().copied().unwrap_or(0.0))),
-                    ));
-                    curve.children.push(leaf("KeyVer", OwnedValue::I32(4009)));
-                    curve
-                        .children
-                        .push(leaf("KeyTime", OwnedValue::I64Array(times.clone())));
-                    curve.children.push(leaf(
-                        "KeyValueFloat",
-                        OwnedValue::F32Array(values[c].clone()),
-                    ));
-                    // One attribute for every key: linear interpolation.
-                    curve.children.push(leaf(
-                        "KeyAttrFlags",
-                        OwnedValue::I32Array(vec![0x0000_0104]),
-                    ));
-                    curve
-                        .children
-                        .push(leaf("KeyAttrDataFloat", OwnedValue::F32Array(vec![0.0; 4])));
-                    curve.children.push(leaf(
-                        "KeyAttrRefCount",
-                        OwnedValue::I32Array(vec![times.len() as i32]),
-                    ));
                     objects.push(curve);
                     conns.push(op(curve_id, cn, chname));
                 }
