@@ -15,6 +15,7 @@ use crate::bake::{Bake, BakeError, BakeOptions, bake};
 use crate::sample::{AnimationClip, BindError};
 use crate::skeleton::{Skeleton, SkeletonError};
 use crate::warning::BindWarning;
+use crate::weights::{WeightBake, bake_weights};
 
 /// The name [`bind_pose_bake`] gives its one clip.
 pub const BIND_POSE_CLIP: &str = "(bind pose)";
@@ -138,6 +139,9 @@ pub struct Baked {
     /// Repairs made while binding (bones without a track hold their bind pose, …), clip by
     /// clip.
     pub warnings: Vec<BindWarning>,
+    /// The morph-target weights of the same clips, frames and layers ([`bake_weights`]);
+    /// `None` when the model has no morph target.
+    pub weights: Option<WeightBake>,
 }
 
 /// Builds the skeleton from `model`'s bones and `offsets` (one per bone, as
@@ -180,11 +184,13 @@ pub fn bake_model(
     } else {
         bake(&skeleton, &bound, &options.bake)?
     };
+    let weights = bake_weights(model, clips, bake.height);
     Ok(Baked {
         skeleton,
         clips: bound,
         bake,
         warnings,
+        weights,
     })
 }
 

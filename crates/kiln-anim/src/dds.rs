@@ -1,4 +1,4 @@
-//! A [`Bake`] as a DirectDraw Surface file that Direct3D loaders (DirectXTex, DDSTextureLoader)
+//! A [`Bake`] (and a [`WeightBake`], as `R32_FLOAT`) as a DirectDraw Surface file that Direct3D loaders (DirectXTex, DDSTextureLoader)
 //! open as is: the `DX10` extended header, `DXGI_FORMAT_R32G32B32A32_FLOAT`, a 2D texture array
 //! of one layer per clip, one mip level.
 //!
@@ -15,11 +15,14 @@
 use alloc::vec::Vec;
 
 use crate::bake::Bake;
+use crate::weights::WeightBake;
 
 /// `"DDS "`.
 pub const DDS_MAGIC: u32 = 0x2053_4444;
 /// `DXGI_FORMAT_R32G32B32A32_FLOAT`.
 pub const DXGI_FORMAT_R32G32B32A32_FLOAT: u32 = 2;
+/// `DXGI_FORMAT_R32_FLOAT`: the morph-weight texture ([`write_weights_dds`]).
+pub const DXGI_FORMAT_R32_FLOAT: u32 = 41;
 /// `D3D10_RESOURCE_DIMENSION_TEXTURE2D`.
 pub const RESOURCE_DIMENSION_TEXTURE2D: u32 = 3;
 /// Bytes before the texels: magic, `DDS_HEADER`, `DDS_HEADER_DXT10`.
@@ -37,15 +40,64 @@ const FOURCC_DX10: u32 = u32::from_le_bytes(*b"DX10");
 
 /// The DDS file of a bake.
 pub fn write_dds(bake: &Bake) -> Vec<u8> {
-    let mut out = Vec::with_capacity(DDS_HEADER_SIZE + bake.texels.len() * 16);
+    let mut out = header(
+        bake.width,
+        bake.height,
+        bake.layers,
+        16,
+        DXGI_FORMAT_R32G32B32A32_FLOAT,
+        bake.texels.len() * 16,
+    );
+    push_texels(&mut out, &bake.texels);
+    out
+}
+
+/// The DDS file of a morph-weight bake: the same header with `DXGI_FORMAT_R32_FLOAT` (4 bytes
+/// per texel, pitch `width × 4`), one layer per clip, one row per frame, one texel per target.
+pub fn write_weights_dds(weights: &WeightBake) -> Vec<u8> {
+    let mut out = header(
+        weights.width,
+        weights.height,
+        weights.layers,
+        4,
+        DXGI_FORMAT_R32_FLOAT,
+        weights.texels.len() * 4,
+    );
+    for w in &weights.texels {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+/// The weights of a morph-weight bake as raw little-endian `f32`, layer by layer and row by
+/// row: its DDS file without the header.
+pub fn raw_weights(weights: &WeightBake) -> Vec<u8> {
+    weights
+        .texels
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
+}
+
+/// Magic, `DDS_HEADER` and `DDS_HEADER_DXT10` of a 2D texture array, with room for `body`
+/// more bytes.
+fn header(
+    width: u32,
+    height: u32,
+    layers: u32,
+    texel_bytes: u32,
+    format: u32,
+    body: usize,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(DDS_HEADER_SIZE + body);
     let mut put = |v: u32| out.extend_from_slice(&v.to_le_bytes());
     put(DDS_MAGIC);
     // DDS_HEADER
     put(124);
     put(DDSD_CAPS | DDSD_HEIGHT | DDSD_WIDTH | DDSD_PITCH | DDSD_PIXELFORMAT | DDSD_MIPMAPCOUNT);
-    put(bake.height);
-    put(bake.width);
-    put(bake.width.wrapping_mul(16));
+    put(height);
+    put(width);
+    put(width.wrapping_mul(texel_bytes));
     put(0); // depth
     put(1); // mip levels
     for _ in 0..11 {
@@ -63,13 +115,12 @@ pub fn write_dds(bake: &Bake) -> Vec<u8> {
         put(0); // caps2, caps3, caps4, reserved2
     }
     // DDS_HEADER_DXT10
-    put(DXGI_FORMAT_R32G32B32A32_FLOAT);
+    put(format);
     put(RESOURCE_DIMENSION_TEXTURE2D);
     put(0); // misc flag (not a cube map)
-    put(bake.layers);
+    put(layers);
     put(0); // alpha mode unknown
     debug_assert_eq!(out.len(), DDS_HEADER_SIZE);
-    push_texels(&mut out, &bake.texels);
     out
 }
 
@@ -121,5 +172,26 @@ mod tests {
         let o = DDS_HEADER_SIZE + 5 * 16;
         assert_eq!(f32::from_le_bytes(d[o..o + 4].try_into().unwrap()), 5.0);
         assert_eq!(&d[DDS_HEADER_SIZE..], &raw_texels(&bake)[..]);
+    }
+
+    #[test]
+    fn weight_textures_are_r32_float_with_a_four_byte_pitch() {
+        let weights = WeightBake {
+            width: 3,
+            height: 2,
+            layers: 2,
+            first_target: vec![0],
+            default_weights: vec![0.0; 3],
+            frame_counts: vec![2, 1],
+            texels: (0..12).map(|i| i as f32 * 0.25).collect(),
+        };
+        let d = write_weights_dds(&weights);
+        let u = |o: usize| u32::from_le_bytes(d[o..o + 4].try_into().unwrap());
+        assert_eq!((u(12), u(16), u(20)), (2, 3, 12));
+        assert_eq!((u(128), u(132), u(140)), (41, 3, 2));
+        assert_eq!(d.len(), DDS_HEADER_SIZE + 12 * 4);
+        let o = DDS_HEADER_SIZE + 7 * 4;
+        assert_eq!(f32::from_le_bytes(d[o..o + 4].try_into().unwrap()), 1.75);
+        assert_eq!(&d[DDS_HEADER_SIZE..], &raw_weights(&weights)[..]);
     }
 }

@@ -9,6 +9,8 @@
 //! - [`mod@bake`]: every clip's per-frame skinning matrices in reference `002`'s texture layout,
 //!   and [`dds`] to write it as a DDS texture array; [`bake_model`] ([`baked`]) does a whole
 //!   model: skeleton, binding, bake;
+//! - [`weights`]: every clip's per-frame morph-target weights as an `R32F` texture array beside
+//!   the bone texture ([`WeightBake`], part of [`Baked`]);
 //! - [`skin`]: CPU skinning with the HLSL's lerp-between-frames semantics;
 //! - [`morph`]: blend shapes (morph targets): a channel's weight to its shapes' weights as ufbx
 //!   computes them, and positions and normals morphed before (or without) skinning;
@@ -43,13 +45,18 @@ pub mod skin;
 #[cfg(test)]
 mod test_bones;
 mod warning;
+pub mod weights;
 
 pub use bake::{Bake, BakeError, BakeOptions, bake};
 pub use baked::{
     BIND_POSE_CLIP, BakeModelError, Baked, ModelBakeOptions, bake_model, bind_pose_bake,
 };
-pub use morph::{MorphError, MorphShape, MorphTarget, apply_morphs, morph_and_skin, shape_weights};
+pub use morph::{
+    MorphError, MorphShape, MorphTarget, apply_morphs, morph_and_skin, part_shapes, shape_weights,
+    targets_of, track_weights,
+};
 pub use sample::{AnimationClip, BindError, Wrap};
 pub use skeleton::{Pose, PoseMismatch, Skeleton, SkeletonError, classic_offsets};
 pub use skin::{SkinError, palette, skin_vertices};
 pub use warning::BindWarning;
+pub use weights::{WeightBake, bake_weights};

@@ -22,6 +22,8 @@
 //! never panics; [`validate`] reports both once, up front, for a loader that would rather
 //! reject the mesh. Tangents are not morphed (FBX shapes and ufbx carry no tangent deltas).
 
+use alloc::vec::Vec;
+
 use glam::Mat4;
 use kiln_format::Vertex;
 
@@ -124,6 +126,76 @@ pub enum MorphError {
     /// Skinning the morphed vertices failed ([`morph_and_skin`]).
     #[error(transparent)]
     Skin(#[from] SkinError),
+    /// A weight bake has no such clip ([`crate::WeightBake::sample`]).
+    #[error("clip {clip} is not in the weight bake of {clips} clips")]
+    NoSuchClip {
+        /// The clip asked for.
+        clip: usize,
+        /// Clips (layers) of the bake.
+        clips: usize,
+    },
+}
+
+/// The shapes of every target of a `.mesh` part, borrowed as [`MorphShape`]s: one list per
+/// target. Make the [`MorphTarget`]s over it with [`targets_of`]; both allocate, so do it once
+/// per part when the mesh is loaded, not per frame.
+pub fn part_shapes(part: &kiln_format::MeshPart) -> Vec<Vec<MorphShape<'_>>> {
+    part.morph_targets
+        .iter()
+        .map(|t| {
+            t.shapes
+                .iter()
+                .map(|s| MorphShape {
+                    full_weight: s.full_weight,
+                    vertices: &s.vertices,
+                    positions: &s.positions,
+                    normals: &s.normals,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// One [`MorphTarget`] per list of [`part_shapes`].
+pub fn targets_of<'a>(shapes: &'a [Vec<MorphShape<'a>>]) -> Vec<MorphTarget<'a>> {
+    shapes.iter().map(|s| MorphTarget { shapes: s }).collect()
+}
+
+/// Part `part`'s target weights between two frames of `clip`, from the clip's tracks (not a
+/// bake): each target's rest weight (`targets[i].default_weight`), replaced, for every weight
+/// track of `clip` naming this part and a target it has, by `lerp(w[current], w[next], t)`
+/// (HLSL's `x + t (y − x)`); a frame past a track's end reads its last value. `out` holds one
+/// weight per target (extra entries are left as they are). No allocation.
+pub fn track_weights(
+    part: usize,
+    targets: &[kiln_format::MorphTarget],
+    clip: Option<&kiln_format::Clip>,
+    current: usize,
+    next: usize,
+    t: f32,
+    out: &mut [f32],
+) {
+    for (o, target) in out.iter_mut().zip(targets) {
+        *o = target.default_weight;
+    }
+    let Some(clip) = clip else {
+        return;
+    };
+    for w in clip
+        .weight_tracks
+        .iter()
+        .filter(|w| w.part as usize == part)
+    {
+        let (Some(slot), Some(&last)) = (out.get_mut(w.target as usize), w.weights.last()) else {
+            continue;
+        };
+        if w.target as usize >= targets.len() {
+            continue;
+        }
+        let at = |f: usize| w.weights.get(f).copied().unwrap_or(last);
+        let (x, y) = (at(current), at(next));
+        *slot = x + (y - x) * t;
+    }
 }
 
 /// The effective weight of each shape of one morph target whose shapes have the full weights

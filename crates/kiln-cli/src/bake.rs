@@ -1,12 +1,14 @@
 //! `kiln bake FILE [-o DIR]`: every clip's per-frame skinning matrices in the texture
 //! layout the original engine's vertex shader samples (4 texels per bone, one row per frame), written as `DIR/NAME.dds` (a DX10 `R32G32B32A32_FLOAT` texture array, one
 //! layer per clip), and with `--raw` also `DIR/NAME.rgba32f` (the same texels without header).
+//! A model with morph targets also gets `DIR/NAME.weights.dds` (`R32_FLOAT`, one texel per
+//! target, same rows and layers; `kiln_anim::weights`) and with `--raw` `DIR/NAME.weights.r32f`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kiln::anim::bake::BakeOptions;
-use kiln::anim::dds::{raw_texels, write_dds};
+use kiln::anim::dds::{raw_texels, raw_weights, write_dds, write_weights_dds};
 use kiln::anim::{Baked, ModelBakeOptions, bake_model};
 use kiln::codes::bind_warning;
 use kiln::load::load_with_clip_files;
@@ -52,6 +54,7 @@ fn bake(args: &BakeArgs) -> Result<(), String> {
     let Baked {
         bake: baked,
         warnings: bind_warnings,
+        weights,
         ..
     } = bake_model(
         &model.model,
@@ -85,6 +88,17 @@ fn bake(args: &BakeArgs) -> Result<(), String> {
         write(&raw, &raw_texels(&baked))?;
         written.push(raw);
     }
+    // The morph-target weights, one R32F texel per target, in the same frames and layers.
+    if let Some(weights) = &weights {
+        let dds = args.out.join(format!("{}.weights.dds", model.name));
+        write(&dds, &write_weights_dds(weights))?;
+        written.push(dds);
+        if args.raw {
+            let raw = args.out.join(format!("{}.weights.r32f", model.name));
+            write(&raw, &raw_weights(weights))?;
+            written.push(raw);
+        }
+    }
     let frames: Vec<String> = baked
         .clip_names
         .iter()
@@ -92,7 +106,7 @@ fn bake(args: &BakeArgs) -> Result<(), String> {
         .map(|(n, f)| format!("'{n}' {f}"))
         .collect();
     outln!(
-        "{}: {} bones, {} clips (frames: {}), texture {}×{}×{} RGBA32F -> {}",
+        "{}: {} bones, {} clips (frames: {}), texture {}×{}×{} RGBA32F{} -> {}",
         args.file.display(),
         baked.bone_count,
         baked.layers,
@@ -100,6 +114,10 @@ fn bake(args: &BakeArgs) -> Result<(), String> {
         baked.width,
         baked.height,
         baked.layers,
+        weights.as_ref().map_or(String::new(), |w| format!(
+            ", weights {}×{}×{} R32F",
+            w.width, w.height, w.layers
+        )),
         written
             .iter()
             .map(|p| p.display().to_string())

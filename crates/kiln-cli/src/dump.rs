@@ -139,7 +139,9 @@ pub fn run_obj(file: &Path, out: Option<&Path>, clip: Option<&str>, frame: f32) 
 }
 
 fn obj_text(file: &Path, clip: Option<&str>, frame: f32) -> Result<String, String> {
-    use kiln::anim::{MorphShape, MorphTarget, Wrap, apply_morphs, morph_and_skin, palette};
+    use kiln::anim::{
+        Wrap, apply_morphs, morph_and_skin, palette, part_shapes, targets_of, track_weights,
+    };
     if !frame.is_finite() {
         return Err(format!("--frame {frame} is not a number of frames"));
     }
@@ -166,43 +168,20 @@ fn obj_text(file: &Path, clip: Option<&str>, frame: f32) -> Result<String, Strin
     let mut base = 1usize;
     for (p, part) in model.model.meshes.iter().enumerate() {
         // This part's target weights: the clip's tracks at the frame, or the rest weights.
-        let mut weights: Vec<f32> = part
-            .morph_targets
-            .iter()
-            .map(|t| t.default_weight)
-            .collect();
-        if let Some(c) = picked.and_then(|c| model.clips.get(c)) {
-            let last = c.frame_count.saturating_sub(1) as f32;
-            let f = frame.clamp(0.0, last);
-            let (a, b) = (f.floor() as usize, f.ceil() as usize);
-            let t = f - f.floor();
-            for w in c.weight_tracks.iter().filter(|w| w.part as usize == p) {
-                if let (Some(slot), Some(&x), Some(&y)) = (
-                    weights.get_mut(w.target as usize),
-                    w.weights.get(a),
-                    w.weights.get(b),
-                ) {
-                    *slot = x + (y - x) * t;
-                }
-            }
-        }
-        let shapes: Vec<Vec<MorphShape<'_>>> = part
-            .morph_targets
-            .iter()
-            .map(|t| {
-                t.shapes
-                    .iter()
-                    .map(|s| MorphShape {
-                        full_weight: s.full_weight,
-                        vertices: &s.vertices,
-                        positions: &s.positions,
-                        normals: &s.normals,
-                    })
-                    .collect()
-            })
-            .collect();
-        let targets: Vec<MorphTarget<'_>> =
-            shapes.iter().map(|s| MorphTarget { shapes: s }).collect();
+        let mut weights = vec![0.0f32; part.morph_targets.len()];
+        let clip = picked.and_then(|c| model.clips.get(c));
+        let pair = Wrap::Clamp.frames(frame, clip.map_or(1, |c| c.frame_count));
+        track_weights(
+            p,
+            &part.morph_targets,
+            clip,
+            pair.current as usize,
+            pair.next as usize,
+            pair.t,
+            &mut weights,
+        );
+        let shapes = part_shapes(part);
+        let targets = targets_of(&shapes);
         let n = part.vertices.len();
         let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
         if picked.is_some() {

@@ -436,3 +436,49 @@ fn a_mesh_without_manifest_has_no_clips_and_says_so() {
     assert!(err.contains("no rig.kiln.json beside it"), "{err}");
     assert!(err.contains("nothing to bake"), "{err}");
 }
+
+#[test]
+fn bake_writes_the_morph_weights_beside_the_matrices() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("tube.fbx"),
+        kiln_testkit::fixtures::morph::morph_tube_file(false),
+    )
+    .unwrap();
+    let out = kiln(&["bake", "tube.fbx", "--raw", "-o", "out"], d);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("weights 3×31×1 R32F"),
+        "{}",
+        text(&out.stdout)
+    );
+    let dds = std::fs::read(d.join("out/tube.weights.dds")).unwrap();
+    assert_eq!(&dds[0..4], b"DDS ");
+    assert_eq!((u32_at(&dds, 12), u32_at(&dds, 16)), (31, 3));
+    assert_eq!(u32_at(&dds, 20), 3 * 4, "pitch");
+    assert_eq!(u32_at(&dds, 128), 41, "DXGI_FORMAT_R32_FLOAT");
+    assert_eq!(u32_at(&dds, 140), 1, "array size");
+    assert_eq!(dds.len(), 148 + 3 * 31 * 4);
+    let weight = |frame: usize, target: usize| {
+        let o = 148 + (frame * 3 + target) * 4;
+        f32::from_le_bytes(dds[o..o + 4].try_into().unwrap())
+    };
+    // The tube's weight keys (bulge 0 → 1 → 0 over frames 0, 15, 30; twist 0 → 1 over the
+    // clip; lift 0 → 0.6 over frames 10..20), sampled per frame.
+    for (frame, want) in [
+        (0, [0.0, 0.0, 0.0]),
+        (15, [1.0, 0.5, 0.3]),
+        (30, [0.0, 1.0, 0.6]),
+    ] {
+        for (t, w) in want.iter().enumerate() {
+            assert!(
+                (weight(frame, t) - w).abs() < 1e-5,
+                "frame {frame}, target {t}: {} vs {w}",
+                weight(frame, t)
+            );
+        }
+    }
+    let raw = std::fs::read(d.join("out/tube.weights.r32f")).unwrap();
+    assert_eq!(&raw[..], &dds[148..]);
+}
