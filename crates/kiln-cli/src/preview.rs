@@ -89,6 +89,7 @@ fn preview(args: &PreviewArgs) -> Result<(), Failure> {
         model: &loaded.animated.model,
         materials: &materials,
         bake: &baked.bake,
+        weights: baked.weights.as_ref(),
     };
     let options = PreviewOptions {
         tile_size: args.tile,

@@ -169,7 +169,8 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
     };
     let r = kiln_gpu::verify(
         &gpu,
-        &Animated::new(&loaded.animated.model, &loaded.baked),
+        &Animated::new(&loaded.animated.model, &loaded.baked)
+            .with_clip_data(&loaded.animated.clips),
         &options,
     )?;
     let l = &r.layout;
@@ -200,6 +201,15 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
             )
         }
     );
+    if let Some(w) = &loaded.baked.weights {
+        outln!(
+            "morph targets: {} (weight texture {}×{}×{} R32F), morphed before skinning on both sides",
+            w.width,
+            w.width,
+            w.height,
+            w.layers
+        );
+    }
     outln!(
         "{} vertices; extent {:.4}; tolerance {:e} × extent = {:.2e} for positions, {:.2e} for normals and tangents",
         r.vertices,

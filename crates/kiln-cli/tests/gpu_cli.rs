@@ -322,3 +322,54 @@ fn no_adapter_is_one_line_and_exit_status_3() {
         assert!(!dir.path().join("x.png").exists());
     }
 }
+
+#[test]
+fn verify_and_preview_morph_the_blend_shape_tube() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("tube.fbx"),
+        kiln_testkit::fixtures::morph::morph_tube_file(true),
+    )
+    .unwrap();
+    let out = kiln(&["verify", "tube.fbx"], d, &[]);
+    require_gpu(&out);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("morph targets: 6 (weight texture 6×31×1 R32F)"),
+        "{}",
+        text(&out.stdout)
+    );
+    // The kiln-layout files it converts to verify the same way.
+    let out = kiln(&["convert", "tube.fbx", "-o", "out"], d, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = kiln(&["verify", "out/tube.mesh"], d, &[]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let out = kiln(
+        &[
+            "preview",
+            "out/tube.mesh",
+            "-o",
+            "sheet.png",
+            "--tile",
+            "64",
+            "--frames",
+            "0,15,30",
+        ],
+        d,
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let image = decode_png(&std::fs::read(d.join("sheet.png")).unwrap()).unwrap();
+    assert_eq!((image.width, image.height), (3 * 64, 64));
+}

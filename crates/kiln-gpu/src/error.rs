@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use kiln_anim::{PoseMismatch, SkinError};
+use kiln_anim::{MorphError, PoseMismatch, SkinError};
 
 use crate::image::ImageError;
 use crate::layout::TextureLimits;
@@ -400,4 +400,48 @@ pub enum InputError {
     /// not in the bake); prints as the error it wraps.
     #[error(transparent)]
     Skin(SkinError),
+    /// kiln-anim's CPU morphing refused its input (a target list or weight bake that does not
+    /// fit the model); prints as the error it wraps.
+    #[error(transparent)]
+    Morph(MorphError),
+    /// A [`kiln_anim::WeightBake`] whose texels, columns or layers contradict its shape, or that
+    /// does not belong to the model or bake it is used with.
+    #[error("a malformed weight bake: {texels} texels for {width}×{height}×{layers} ({what})")]
+    MalformedWeights {
+        /// What does not fit.
+        what: &'static str,
+        /// Texels it holds.
+        texels: usize,
+        /// Its width (targets).
+        width: u32,
+        /// Its height (frames).
+        height: u32,
+        /// Its layers (clips).
+        layers: u32,
+    },
+    /// A weight texture larger than the GPU's textures (it is never split, unlike the bone
+    /// texture).
+    #[error("a weight texture of {width}×{height}×{layers} does not fit {limits}")]
+    WeightsTooLarge {
+        /// Targets.
+        width: u32,
+        /// Frames.
+        height: u32,
+        /// Clips.
+        layers: u32,
+        /// The GPU's limits.
+        limits: TextureLimits,
+    },
+    /// A model with morph targets animated by its clips, given to the verifier without those
+    /// clips' weight tracks ([`crate::Animated::with_clip_data`]), or with clip data that are
+    /// not its bake's clips.
+    #[error(
+        "the model's morph targets need the clips' weight tracks: {given} clip(s) given for {clips}"
+    )]
+    MorphClipsMissing {
+        /// Clips given.
+        given: usize,
+        /// Clips of the bake.
+        clips: usize,
+    },
 }

@@ -9,6 +9,9 @@
 //! - [`ComputeSkinner`]: the HLSL `SkinWorld` as a WGSL compute shader (four `textureLoad`s per
 //!   bone at the current and the next frame, lerp by the frame fraction, weighted sum of four
 //!   bones); positions, normals and tangents read back.
+//! - Morph targets: [`SkinInput::upload_morphed`] adds a model's shapes and its baked weights
+//!   ([`WeightTexture`], `R32F`, one texel per target and frame); the skinner then morphs each
+//!   vertex with the weights read from that texture before skinning it.
 //! - [`verify()`]: that GPU result against kiln-anim's CPU skinning, per clip and time, for a
 //!   model baked by [`kiln_anim::bake_model`] (seen as an [`Animated`]).
 //! - [`preview`]: an offscreen render skinned in the vertex shader (a second GPU path), Lambert
@@ -27,6 +30,7 @@ mod context;
 mod error;
 pub mod image;
 mod layout;
+mod morph;
 pub mod preview;
 mod skin;
 pub mod verify;
@@ -35,6 +39,7 @@ pub use bones::{BoneTexture, FrameSample};
 pub use context::{AdapterSummary, Gpu, GpuOptions};
 pub use error::{FrameOutOfClip, GpuError, InputError, Oversize, RangeError};
 pub use layout::{BoneTextureLayout, TexelAddress, TextureLimits};
+pub use morph::WeightTexture;
 pub use skin::{ComputeSkinner, SKIN_WGSL, SkinBatch, SkinInput, SkinnedFrame};
 pub use verify::{
     Animated, ErrorStat, FrameSelection, SampleReport, VerifyOptions, VerifyReport, verify,

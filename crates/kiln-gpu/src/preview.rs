@@ -12,11 +12,17 @@
 //!
 //! Rows of the sheet are the rows the caller gives (the CLI: one per clip), columns their
 //! frames.
+//!
+//! A model with morph targets is morphed on the CPU per tile ([`kiln_anim::apply_morphs`], with
+//! the weights of the baked weight texture at the tile's time) and each tile draws its own copy
+//! of the vertices, then skinned as any model (in the vertex shader, or on the CPU by
+//! [`render_cpu`]). The GPU morph an engine would run is what the verifier checks
+//! ([`crate::verify()`]); the preview only has to show the shapes move.
 
 use glam::{Mat4, Vec3, Vec4};
-use kiln_anim::Bake;
 use kiln_anim::sample::Wrap;
 use kiln_anim::skin::{check_vertices, palette, skin_positions, skin_vertices};
+use kiln_anim::{Bake, WeightBake, apply_morphs, part_shapes, targets_of};
 use kiln_format::{MaterialData, Model, VERTEX_SIZE, Vertex};
 
 use crate::bones::{BoneTexture, GpuFrame, texture_entry, uniform_entry};
@@ -95,6 +101,10 @@ pub struct PreviewScene<'a> {
     pub materials: &'a [PreviewMaterial],
     /// The bake the vertex shader skins with.
     pub bake: &'a Bake,
+    /// The morph-target weights baked with it ([`kiln_anim::Baked::weights`]): each tile's
+    /// parts are morphed with the weights at its time before they are skinned. `None` draws
+    /// the base shapes.
+    pub weights: Option<&'a WeightBake>,
 }
 
 /// The view and light all tiles share.
@@ -168,6 +178,9 @@ struct Part {
 /// What both renderers need, computed once on the CPU.
 struct Prepared {
     vertices: Vec<Vertex>,
+    /// With morph targets: per tile, every vertex with its part's targets applied at the
+    /// tile's weights; empty without.
+    morphed: Vec<Vec<Vertex>>,
     indices: Vec<u32>,
     parts: Vec<Part>,
     materials: Vec<PreviewMaterial>,
@@ -275,14 +288,22 @@ fn prepare(
         return Err(InputError::NoVertexToDraw.into());
     }
     check_vertices(&vertices, model.bones.len()).map_err(GpuError::BadVertex)?;
+    let morphed = match scene.weights {
+        Some(w) if model.meshes.iter().any(|p| !p.morph_targets.is_empty()) => tiles
+            .iter()
+            .map(|(_, _, f)| morph_tile(model, w, f, &vertices))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => Vec::new(),
+    };
     // The box around every vertex at every tile's frame, from the CPU skinning.
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     let mut pal = vec![Mat4::ZERO; model.bones.len()];
     let mut positions = vec![[0f32; 3]; vertices.len()];
-    for (_, _, f) in &tiles {
+    for (t, (_, _, f)) in tiles.iter().enumerate() {
         palette(bake, f.clip, f.time, Wrap::Clamp, &mut pal).map_err(InputError::Skin)?;
-        skin_positions(&pal, &vertices, &mut positions).map_err(InputError::Skin)?;
+        let drawn = morphed.get(t).unwrap_or(&vertices);
+        skin_positions(&pal, drawn, &mut positions).map_err(InputError::Skin)?;
         for p in &positions {
             let p = Vec3::from(*p);
             if p.is_finite() {
@@ -293,6 +314,7 @@ fn prepare(
     }
     Ok(Prepared {
         vertices,
+        morphed,
         indices,
         parts,
         materials,
@@ -301,6 +323,50 @@ fn prepare(
         columns,
         rows: row_count,
     })
+}
+
+/// Every vertex of `model` (in part order, as `vertices` holds them) with its part's morph
+/// targets applied at the weights `weights` gives at the tile's time (lerped between frames as
+/// the bone texels are, [`WeightBake::sample`]), as an engine morphs before it skins.
+fn morph_tile(
+    model: &Model,
+    weights: &WeightBake,
+    frame: &PreviewFrame,
+    vertices: &[Vertex],
+) -> Result<Vec<Vertex>, GpuError> {
+    let mut all = vec![0f32; weights.width as usize];
+    weights
+        .sample(frame.clip, frame.time, Wrap::Clamp, &mut all)
+        .map_err(InputError::Morph)?;
+    let mut out = vertices.to_vec();
+    let mut start = 0;
+    for (p, part) in model.meshes.iter().enumerate() {
+        let range = start..start + part.vertices.len();
+        start = range.end;
+        if part.morph_targets.is_empty() {
+            continue;
+        }
+        let columns = weights.part_columns(p);
+        let w = all.get(columns).unwrap_or_default();
+        let shapes = part_shapes(part);
+        let base_p: Vec<[f32; 3]> = part.vertices.iter().map(|v| v.position).collect();
+        let base_n: Vec<[f32; 3]> = part.vertices.iter().map(|v| v.normal).collect();
+        let (mut pos, mut nrm) = (base_p.clone(), base_n.clone());
+        apply_morphs(
+            &base_p,
+            &base_n,
+            &targets_of(&shapes),
+            w,
+            &mut pos,
+            &mut nrm,
+        )
+        .map_err(InputError::Morph)?;
+        for ((v, p), n) in out[range].iter_mut().zip(pos).zip(nrm) {
+            v.position = p;
+            v.normal = n;
+        }
+    }
+    Ok(out)
 }
 
 /// Tile uniform: view-projection, light (w: ambient), frame. 96 bytes, at 256-byte strides.
@@ -448,9 +514,21 @@ pub fn render(
         })?;
 
     // Geometry.
+    // With morph targets, one copy of the vertices per tile (each morphed at its weights),
+    // drawn with the tile's base vertex.
+    let tile_vertices: Vec<Vertex>;
+    let drawn: &[Vertex] = if prep.morphed.is_empty() {
+        &prep.vertices
+    } else {
+        tile_vertices = prep.morphed.concat();
+        &tile_vertices
+    };
+    if prep.morphed.len() as u64 * prep.vertices.len() as u64 > i32::MAX as u64 {
+        return Err(InputError::TooManyVertices.into());
+    }
     let vertex_buffer = gpu.buffer_init(
         "preview vertices",
-        bytemuck::cast_slice(&prep.vertices),
+        bytemuck::cast_slice(drawn),
         wgpu::BufferUsages::VERTEX,
     )?;
     let index_buffer = gpu.buffer_init(
@@ -664,9 +742,14 @@ pub fn render(
                         continue;
                     }
                     pass.set_bind_group(1, &material_groups[part.material], &[]);
+                    let tile_base = if prep.morphed.is_empty() {
+                        0
+                    } else {
+                        (t * prep.vertices.len()) as i32
+                    };
                     pass.draw_indexed(
                         part.first_index..part.first_index + part.index_count,
-                        part.base_vertex,
+                        part.base_vertex + tile_base,
                         0..1,
                     );
                 }
@@ -730,9 +813,10 @@ pub fn render_cpu(
     let mut clip = vec![Vec4::ZERO; n];
     let light = prep.camera.light;
     let ambient = options.ambient;
-    for (col, row, f) in &prep.tiles {
+    for (tile, (col, row, f)) in prep.tiles.iter().enumerate() {
         palette(scene.bake, f.clip, f.time, Wrap::Clamp, &mut pal).map_err(InputError::Skin)?;
-        skin_vertices(&pal, &prep.vertices, &mut positions, &mut normals, &mut [])
+        let drawn = prep.morphed.get(tile).unwrap_or(&prep.vertices);
+        skin_vertices(&pal, drawn, &mut positions, &mut normals, &mut [])
             .map_err(InputError::Skin)?;
         for (c, p) in clip.iter_mut().zip(&positions) {
             *c = prep.camera.view_proj * Vec3::from(*p).extend(1.0);

@@ -5,9 +5,11 @@
 //! storage binding; samples are dispatched in batches whose output fits one storage binding too
 //! (128 MiB by default), one workgroup row per sample.
 
-use kiln_format::{VERTEX_SIZE, Vertex};
+use kiln_anim::WeightBake;
+use kiln_format::{Model, VERTEX_SIZE, Vertex};
 
-use crate::bones::{BoneTexture, FrameSample, texture_entry, uniform_entry};
+use crate::bones::{BoneTexture, FrameSample, GpuFrame, texture_entry, uniform_entry};
+use crate::morph::{ENTRY_WORDS, MorphLayout, WeightTexture, weight_texture_entry};
 use crate::{Gpu, GpuError, InputError, RangeError};
 
 /// The WGSL of [`ComputeSkinner`]: the shared `SkinWorld` and the compute entry point.
@@ -38,10 +40,21 @@ struct Chunk {
     len: usize,
 }
 
-/// Vertices on the GPU, for [`ComputeSkinner`].
+/// Vertices on the GPU, for [`ComputeSkinner`], and with [`SkinInput::upload_morphed`] the
+/// model's morph targets and baked weights.
 pub struct SkinInput {
     chunks: Vec<Chunk>,
     len: usize,
+    morph: Option<MorphInput>,
+}
+
+/// The morph data of a [`SkinInput`]: the weight texture, the shape table, and per chunk its
+/// vertices' delta lists (`skin_morph` in `skin.wgsl`).
+struct MorphInput {
+    weights: WeightTexture,
+    shapes: wgpu::Buffer,
+    /// Per chunk: vertex ranges, entries.
+    chunks: Vec<(wgpu::Buffer, wgpu::Buffer)>,
 }
 
 impl std::fmt::Debug for SkinInput {
@@ -49,6 +62,7 @@ impl std::fmt::Debug for SkinInput {
         f.debug_struct("SkinInput")
             .field("vertices", &self.len)
             .field("chunks", &self.chunks.len())
+            .field("morph", &self.morph.is_some())
             .finish()
     }
 }
@@ -76,7 +90,63 @@ impl SkinInput {
         Ok(SkinInput {
             chunks,
             len: vertices.len(),
+            morph: None,
         })
+    }
+
+    /// Uploads the vertices of every part of `model` (in part order, as
+    /// [`crate::verify::model_vertices`]) with its morph targets and their baked `weights`
+    /// ([`kiln_anim::Baked::weights`]): [`ComputeSkinner`] then morphs each vertex with the
+    /// weights it reads from the weight texture at each sample before skinning it, as
+    /// [`kiln_anim::morph_and_skin`] does on the CPU.
+    pub fn upload_morphed(
+        gpu: &Gpu,
+        model: &Model,
+        weights: &WeightBake,
+    ) -> Result<SkinInput, GpuError> {
+        let vertices = crate::verify::model_vertices(model);
+        let mut input = SkinInput::upload(gpu, &vertices)?;
+        let layout = MorphLayout::new(model, weights)?;
+        let texture = WeightTexture::upload(gpu, weights)?;
+        let mut shape_words: Vec<[u32; 4]> = layout.shapes.clone();
+        if shape_words.is_empty() {
+            // A storage binding of no element is not allowed.
+            shape_words.push([0; 4]);
+        }
+        let shapes = gpu.buffer_init(
+            "morph shapes",
+            bytemuck::cast_slice(&shape_words),
+            wgpu::BufferUsages::STORAGE,
+        )?;
+        let mut chunks = Vec::with_capacity(input.chunks.len());
+        for c in &input.chunks {
+            let ranges = &layout.ranges[c.start..c.start + c.len];
+            let first = ranges.first().map_or(0, |r| r[0]);
+            let end = ranges
+                .last()
+                .map_or(0, |r| r[0] + (r[1] & !crate::morph::RENORMALISE));
+            let local: Vec<[u32; 2]> = ranges.iter().map(|r| [r[0] - first, r[1]]).collect();
+            let entries = &layout.entries[first as usize * ENTRY_WORDS..end as usize * ENTRY_WORDS];
+            let entries: &[u32] = if entries.is_empty() { &[0] } else { entries };
+            chunks.push((
+                gpu.buffer_init(
+                    "morph vertex ranges",
+                    bytemuck::cast_slice(&local),
+                    wgpu::BufferUsages::STORAGE,
+                )?,
+                gpu.buffer_init(
+                    "morph deltas",
+                    bytemuck::cast_slice(entries),
+                    wgpu::BufferUsages::STORAGE,
+                )?,
+            ));
+        }
+        input.morph = Some(MorphInput {
+            weights: texture,
+            shapes,
+            chunks,
+        });
+        Ok(input)
     }
 
     /// Vertices uploaded.
@@ -103,10 +173,13 @@ fn max_vertices_per_dispatch(gpu: &Gpu) -> usize {
     n.max(WORKGROUP as u64) as usize
 }
 
-/// The compute pipeline.
+/// The compute pipelines: skinning (`skin`), and morphing then skinning (`skin_morph`) for
+/// inputs with morph targets.
 pub struct ComputeSkinner {
     pipeline: wgpu::ComputePipeline,
     bind_layout: wgpu::BindGroupLayout,
+    morph_pipeline: wgpu::ComputePipeline,
+    morph_bind_layout: wgpu::BindGroupLayout,
 }
 
 impl std::fmt::Debug for ComputeSkinner {
@@ -129,42 +202,60 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
 }
 
 impl ComputeSkinner {
-    /// Compiles the shader and builds the pipeline.
+    /// Compiles the shader and builds the pipelines.
     pub fn new(gpu: &Gpu) -> Result<ComputeSkinner, GpuError> {
-        gpu.scoped("building the compute skinning pipeline", || {
+        gpu.scoped("building the compute skinning pipelines", || {
             let device = gpu.device();
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("kiln skin.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(SKIN_WGSL.into()),
             });
             let c = wgpu::ShaderStages::COMPUTE;
-            let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("kiln skinning"),
-                entries: &[
-                    texture_entry(0, c),
-                    uniform_entry(1, c),
-                    uniform_entry(2, c),
-                    storage_entry(3, true),
-                    storage_entry(4, true),
-                    storage_entry(5, false),
-                ],
-            });
-            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("kiln skinning"),
-                bind_group_layouts: &[Some(&bind_layout)],
-                immediate_size: 0,
-            });
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("kiln skinning"),
-                layout: Some(&layout),
-                module: &module,
-                entry_point: Some("skin"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
+            let skin_entries = [
+                texture_entry(0, c),
+                uniform_entry(1, c),
+                uniform_entry(2, c),
+                storage_entry(3, true),
+                storage_entry(4, true),
+                storage_entry(5, false),
+            ];
+            let mut morph_entries = skin_entries.to_vec();
+            morph_entries.extend([
+                weight_texture_entry(6),
+                storage_entry(7, true),
+                storage_entry(8, true),
+                storage_entry(9, true),
+                storage_entry(10, true),
+            ]);
+            let build = |label: &str, entries: &[wgpu::BindGroupLayoutEntry], entry: &str| {
+                let bind_layout =
+                    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some(label),
+                        entries,
+                    });
+                let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(label),
+                    bind_group_layouts: &[Some(&bind_layout)],
+                    immediate_size: 0,
+                });
+                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(label),
+                    layout: Some(&layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (pipeline, bind_layout)
+            };
+            let (pipeline, bind_layout) = build("kiln skinning", &skin_entries, "skin");
+            let (morph_pipeline, morph_bind_layout) =
+                build("kiln morphing and skinning", &morph_entries, "skin_morph");
             ComputeSkinner {
                 pipeline,
                 bind_layout,
+                morph_pipeline,
+                morph_bind_layout,
             }
         })
     }
@@ -205,13 +296,36 @@ impl ComputeSkinner {
         }
         let mut page = None;
         let mut frames = Vec::with_capacity(samples.len());
+        // The same samples with each clip's index over the whole bake, for the weight texture.
+        let mut morph_frames = Vec::with_capacity(samples.len());
         for s in samples {
             let (p, f) = bones.shader_frame(s)?;
             if *page.get_or_insert(p) != p {
                 return Err(InputError::BatchSpansPages.into());
             }
             frames.push(f);
+            morph_frames.push(GpuFrame {
+                clip: s.clip as i32,
+                ..f
+            });
         }
+        if let Some(m) = &input.morph
+            && let Some(s) = samples.iter().find(|s| s.clip >= m.weights.layers())
+        {
+            return Err(RangeError::ClipNotInBake {
+                clip: s.clip as usize,
+                clips: m.weights.layers() as usize,
+            }
+            .into());
+        }
+        let morph_frame_buffer = match &input.morph {
+            Some(_) => Some(gpu.buffer_init(
+                "morph frame samples",
+                bytemuck::cast_slice(&morph_frames),
+                wgpu::BufferUsages::STORAGE,
+            )?),
+            None => None,
+        };
         let page = page.unwrap_or(0);
         let view = bones
             .page(page)
@@ -222,7 +336,7 @@ impl ComputeSkinner {
             wgpu::BufferUsages::STORAGE,
         )?;
         let mut chunks = Vec::with_capacity(input.chunks.len());
-        for chunk in &input.chunks {
+        for (k, chunk) in input.chunks.iter().enumerate() {
             let words = [chunk.len as u32, samples.len() as u32, 0, 0];
             let params = gpu.buffer_init(
                 "skinning parameters",
@@ -240,36 +354,66 @@ impl ComputeSkinner {
                 out_size,
                 wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             )?;
+            let mut entries = vec![
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: bones.layout_uniform().as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: chunk.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: frame_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: output.as_entire_binding(),
+                },
+            ];
+            let layout = match (&input.morph, &morph_frame_buffer) {
+                (Some(m), Some(morph_frames)) => {
+                    let (ranges, deltas) = &m.chunks[k];
+                    entries.extend([
+                        wgpu::BindGroupEntry {
+                            binding: 6,
+                            resource: wgpu::BindingResource::TextureView(m.weights.view()),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 7,
+                            resource: m.shapes.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 8,
+                            resource: ranges.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 9,
+                            resource: deltas.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 10,
+                            resource: morph_frames.as_entire_binding(),
+                        },
+                    ]);
+                    &self.morph_bind_layout
+                }
+                _ => &self.bind_layout,
+            };
             let bind_group = gpu.scoped("binding the skinning inputs", || {
                 gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("kiln skinning"),
-                    layout: &self.bind_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: wgpu::BindingResource::TextureView(view),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: bones.layout_uniform().as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: params.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 3,
-                            resource: chunk.buffer.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 4,
-                            resource: frame_buffer.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 5,
-                            resource: output.as_entire_binding(),
-                        },
-                    ],
+                    layout,
+                    entries: &entries,
                 })
             })?;
             chunks.push(BatchChunk {
@@ -283,7 +427,12 @@ impl ComputeSkinner {
             });
         }
         Ok(SkinBatch {
-            pipeline: self.pipeline.clone(),
+            pipeline: if input.morph.is_some() {
+                self.morph_pipeline.clone()
+            } else {
+                self.pipeline.clone()
+            },
+            _morph_frames: morph_frame_buffer,
             chunks,
             samples: samples.len(),
             vertices: input.len,
@@ -345,6 +494,7 @@ pub struct SkinBatch {
     samples: usize,
     vertices: usize,
     _frames: wgpu::Buffer,
+    _morph_frames: Option<wgpu::Buffer>,
 }
 
 impl std::fmt::Debug for SkinBatch {

@@ -4,7 +4,10 @@
 //! WGSL, reading the uploaded bone texture) and the CPU path (kiln-anim: each clip evaluated on
 //! the skeleton at the current and the next frame ([`AnimationClip::evaluate`]), the two
 //! skinning palettes lerped as the shader does, then [`kiln_anim::skin::skin_vertices`]) skin
-//! every vertex of the model. The CPU side never reads the bake, so a wrong texel (a fault of
+//! every vertex of the model. A model with morph targets is morphed first on both sides: the
+//! GPU with the weights it reads from the uploaded weight texture ([`kiln_anim::WeightBake`]),
+//! the CPU with [`kiln_anim::morph_and_skin`] and the weights of the clips' own weight tracks
+//! ([`Animated::with_clip_data`]). The CPU side never reads the bake, so a wrong texel (a fault of
 //! the bake, of its upload or of the shader's addressing) shows as an error. For a model
 //! without clips, the reference is the bind pose (`offset × model` of every bone).
 //!
@@ -22,8 +25,8 @@ use glam::Mat4;
 use kiln_anim::sample::{AnimationClip, Wrap};
 use kiln_anim::skeleton::{Pose, Skeleton};
 use kiln_anim::skin::{check_vertices, skin_vertices};
-use kiln_anim::{Bake, Baked};
-use kiln_format::{Model, Vertex};
+use kiln_anim::{Bake, Baked, WeightBake, morph_and_skin, part_shapes, targets_of, track_weights};
+use kiln_format::{Clip, Model, Vertex};
 
 use crate::bones::{BoneTexture, FrameSample};
 use crate::layout::BoneTextureLayout;
@@ -275,6 +278,12 @@ pub struct Animated<'a> {
     pub clips: &'a [AnimationClip],
     /// The bake of those clips, as it is uploaded.
     pub bake: &'a Bake,
+    /// The morph-target weights of the same clips, as they are uploaded
+    /// ([`kiln_anim::Baked::weights`]); `None` for a model without targets.
+    pub weights: Option<&'a WeightBake>,
+    /// The clips as read ([`kiln_format::Clip`]), whose weight tracks the CPU side morphs with
+    /// (it never reads the bake); needed, one per clip, when the model has morph targets.
+    pub clip_data: &'a [Clip],
 }
 
 impl<'a> Animated<'a> {
@@ -285,7 +294,23 @@ impl<'a> Animated<'a> {
             skeleton: &baked.skeleton,
             clips: &baked.clips,
             bake: &baked.bake,
+            weights: baked.weights.as_ref(),
+            clip_data: &[],
         }
+    }
+
+    /// The same with the clips as read, whose weight tracks the CPU side morphs with (in the
+    /// order they were baked).
+    pub fn with_clip_data(self, clip_data: &'a [Clip]) -> Animated<'a> {
+        Animated { clip_data, ..self }
+    }
+
+    /// Whether the model has morph targets (and so is morphed before it is skinned).
+    pub fn morphs(&self) -> bool {
+        self.model
+            .meshes
+            .iter()
+            .any(|p| !p.morph_targets.is_empty())
     }
 }
 
@@ -326,7 +351,29 @@ pub fn check_model(input: &Animated<'_>, vertices: &[Vertex]) -> Result<(), GpuE
     if vertices.is_empty() {
         return Err(InputError::NoVertex.into());
     }
-    check_vertices(vertices, bones).map_err(GpuError::BadVertex)
+    check_vertices(vertices, bones).map_err(GpuError::BadVertex)?;
+    if input.morphs() {
+        if input.weights.is_none() {
+            return Err(InputError::MorphClipsMissing {
+                given: 0,
+                clips: input.clips.len(),
+            }
+            .into());
+        }
+        if !input.clips.is_empty() && input.clip_data.len() != input.clips.len() {
+            return Err(InputError::MorphClipsMissing {
+                given: input.clip_data.len(),
+                clips: input.clips.len(),
+            }
+            .into());
+        }
+        for part in &model.meshes {
+            let shapes = part_shapes(part);
+            kiln_anim::morph::validate(&targets_of(&shapes), part.vertices.len())
+                .map_err(InputError::Morph)?;
+        }
+    }
+    Ok(())
 }
 
 /// kiln-anim's skinning palette at `sample`, from the clips (not the bake): the skinning
@@ -368,6 +415,73 @@ fn reference_palette(
     Ok(())
 }
 
+/// The CPU side of a model with morph targets: each part's targets as kiln-anim's views.
+struct CpuMorph<'a> {
+    /// Per part: its shapes ([`part_shapes`]).
+    shapes: Vec<Vec<Vec<kiln_anim::MorphShape<'a>>>>,
+}
+
+impl<'a> CpuMorph<'a> {
+    fn new(input: &Animated<'a>) -> Option<CpuMorph<'a>> {
+        input.morphs().then(|| CpuMorph {
+            shapes: input.model.meshes.iter().map(part_shapes).collect(),
+        })
+    }
+
+    /// kiln-anim's morph and skinning of every part at `sample`: each target's weight from
+    /// the clip's weight track at the sample's two frames, lerped ([`track_weights`]), then
+    /// [`kiln_anim::morph_and_skin`] with `palette`; parts without targets are only skinned.
+    fn morph_and_skin(
+        &self,
+        input: &Animated<'_>,
+        sample: &FrameSample,
+        palette: &[Mat4],
+        vertices: &[Vertex],
+        out: &mut SkinnedFrame,
+    ) -> Result<(), GpuError> {
+        let clip = input.clip_data.get(sample.clip as usize);
+        let clip = if input.clips.is_empty() { None } else { clip };
+        let mut start = 0;
+        for (p, part) in input.model.meshes.iter().enumerate() {
+            let range = start..start + part.vertices.len();
+            start = range.end;
+            let (positions, normals, tangents) = (
+                &mut out.positions[range.clone()],
+                &mut out.normals[range.clone()],
+                &mut out.tangents[range.clone()],
+            );
+            if part.morph_targets.is_empty() {
+                skin_vertices(palette, &vertices[range], positions, normals, tangents)
+                    .map_err(InputError::Skin)?;
+                continue;
+            }
+            let mut weights = vec![0.0; part.morph_targets.len()];
+            track_weights(
+                p,
+                &part.morph_targets,
+                clip,
+                sample.current as usize,
+                sample.next as usize,
+                sample.t,
+                &mut weights,
+            );
+            let mut morphed = vertices[range.clone()].to_vec();
+            morph_and_skin(
+                palette,
+                &vertices[range],
+                &targets_of(&self.shapes[p]),
+                &weights,
+                &mut morphed,
+                positions,
+                normals,
+                tangents,
+            )
+            .map_err(InputError::Morph)?;
+        }
+        Ok(())
+    }
+}
+
 /// Skins the model on the GPU from its bake and on the CPU from its clips, at the clips and
 /// times `options` picks, and reports the differences.
 pub fn verify(
@@ -405,7 +519,11 @@ pub fn verify(
     }
 
     let bones = BoneTexture::upload(gpu, bake)?;
-    let gpu_vertices = SkinInput::upload(gpu, &vertices)?;
+    let gpu_vertices = match input.weights {
+        Some(weights) if input.morphs() => SkinInput::upload_morphed(gpu, model, weights)?,
+        _ => SkinInput::upload(gpu, &vertices)?,
+    };
+    let morph = CpuMorph::new(input);
     let skinner = ComputeSkinner::new(gpu)?;
 
     // Bound the memory the read-back results take: about 2^26 floats at once.
@@ -430,14 +548,17 @@ pub fn verify(
         let gpu_frames = skinner.skin(gpu, &bones, &gpu_vertices, &requests)?;
         for ((&(c, t, w), request), g) in round.iter().zip(&requests).zip(&gpu_frames) {
             reference_palette(input, request, &mut pose, &mut current, &mut pal)?;
-            skin_vertices(
-                &pal,
-                &vertices,
-                &mut cpu.positions,
-                &mut cpu.normals,
-                &mut cpu.tangents,
-            )
-            .map_err(InputError::Skin)?;
+            match &morph {
+                Some(m) => m.morph_and_skin(input, request, &pal, &vertices, &mut cpu)?,
+                None => skin_vertices(
+                    &pal,
+                    &vertices,
+                    &mut cpu.positions,
+                    &mut cpu.normals,
+                    &mut cpu.tangents,
+                )
+                .map_err(InputError::Skin)?,
+            }
             for p in &cpu.positions {
                 for k in 0..3 {
                     if p[k].is_finite() {

@@ -48,6 +48,7 @@ fn gpu_preview_matches_the_cpu_reference() {
         model: &f.model,
         materials: &materials,
         bake: &baked.bake,
+        weights: None,
     };
     let rows: Vec<Vec<PreviewFrame>> = (0..2)
         .map(|clip| {
@@ -131,6 +132,7 @@ fn sheets_past_the_texture_limit_are_refused() {
         model: &f.model,
         materials: &[],
         bake: &baked.bake,
+        weights: None,
     };
     let row: Vec<PreviewFrame> = (0..100)
         .map(|i| PreviewFrame {
@@ -160,6 +162,7 @@ fn a_bake_claiming_a_clip_of_no_frames_is_an_error_not_an_underflow() {
         model: &f.model,
         materials: &materials,
         bake: &baked.bake,
+        weights: None,
     };
     let rows = vec![vec![PreviewFrame { clip: 0, time: 0.0 }]];
     let e = render_cpu(&scene, &rows, &PreviewOptions::default()).unwrap_err();

@@ -321,3 +321,97 @@ fn a_model_without_clips_verifies_its_bind_pose() {
     assert_eq!(report.samples.len(), 1);
     assert!(report.passed(), "{}", report.table());
 }
+
+/// The GPU's in-between weights (`shape_weight` in `skin.wgsl`) against kiln-anim's
+/// `shape_weights` over every case its rules have: a chain with negative and positive full
+/// weights driven from -1.5 to 1.5 (extrapolated past both ends, through 0 and between every
+/// pair of keys), a plain target, and a dense target whose weight stays at rest, on the tube
+/// whose clips bend it; the deltas of every shape differ so a wrong shape or weight shows.
+#[test]
+fn morph_in_betweens_and_negative_weights_match_the_cpu() {
+    use kiln_format::{MorphShape, MorphTarget, WeightTrack};
+    let gpu = gpu::gpu();
+    let mut f = fixture();
+    let n = f.model.meshes[0].vertices.len();
+    let sparse: Vec<u32> = (0..n as u32).step_by(3).collect();
+    let shape = |k: usize, full_weight: f32, dense: bool| {
+        let vertices = if dense { Vec::new() } else { sparse.clone() };
+        let count = if dense { n } else { sparse.len() };
+        let d = 0.05 * (k + 1) as f32;
+        MorphShape {
+            name: format!("s{k}"),
+            full_weight,
+            vertices,
+            positions: (0..count)
+                .map(|i| [d, -d * (i % 5) as f32 * 0.2, d * 0.5])
+                .collect(),
+            normals: (0..count).map(|_| [0.0, d, -d]).collect(),
+        }
+    };
+    f.model.meshes[0].morph_targets = vec![
+        MorphTarget {
+            name: "chain".into(),
+            default_weight: 0.0,
+            shapes: vec![
+                shape(0, -1.0, false),
+                shape(1, -0.25, false),
+                shape(2, 0.5, false),
+                shape(3, 1.0, false),
+            ],
+        },
+        MorphTarget {
+            name: "plain".into(),
+            default_weight: 0.0,
+            shapes: vec![shape(4, 1.0, false)],
+        },
+        MorphTarget {
+            name: "dense".into(),
+            default_weight: 0.3,
+            shapes: vec![shape(5, 1.0, true)],
+        },
+    ];
+    for clip in &mut f.clips {
+        let frames = clip.frame_count as usize;
+        let ramp = |a: f32, b: f32| -> Vec<f32> {
+            (0..frames)
+                .map(|i| a + (b - a) * i as f32 / (frames - 1) as f32)
+                .collect()
+        };
+        clip.weight_tracks = vec![
+            WeightTrack {
+                part: 0,
+                target: 0,
+                weights: ramp(-1.5, 1.5),
+            },
+            WeightTrack {
+                part: 0,
+                target: 1,
+                weights: ramp(1.0, -0.5),
+            },
+        ];
+    }
+    let baked = f.bake().unwrap();
+    assert!(baked.weights.is_some());
+    let input = Animated::new(&f.model, &baked).with_clip_data(&f.clips);
+    let report = verify(&gpu, &input, &VerifyOptions::default()).unwrap();
+    assert!(report.passed(), "{}", report.table());
+    // The GPU morphs with what it reads from the weight texture: with every weight 0 there
+    // (the base shapes), every sample fails but where the clip's own weights give nothing.
+    let mut zero = baked.weights.clone().unwrap();
+    zero.texels.iter_mut().for_each(|w| *w = 0.0);
+    let wrong = verify(
+        &gpu,
+        &Animated {
+            weights: Some(&zero),
+            ..input
+        },
+        &VerifyOptions::default(),
+    )
+    .unwrap();
+    let failed = wrong.failures().count();
+    assert!(
+        failed * 10 >= wrong.samples.len() * 9,
+        "{failed} of {}",
+        wrong.samples.len()
+    );
+}
