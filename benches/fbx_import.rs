@@ -8,6 +8,9 @@
 //! `kiln_fbx_scene::write_fbx`, binary 7.4, arrays zlib-compressed as the FBX SDK does, and
 //! once uncompressed.
 //!
+//! `fbx_import_morph`: a model with 50 blend-shape targets on 20,000 control points
+//! ([`kiln_testkit::fixtures::morph::morph_benchmark_fbx`]) and the same without them.
+//!
 //! `cargo bench --bench fbx_import`; results in docs/performance.md.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -38,5 +41,30 @@ fn import(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, import);
+/// Issue 15's blend-shape model: 50 targets (40 sparse bands of 4,000 control points with
+/// normal offsets, 10 dense) on a skinned tube of 20,000 control points, every weight animated;
+/// and the same tube without targets, so the cost the shapes add shows beside ufbx's.
+fn import_morph(c: &mut Criterion) {
+    use kiln_testkit::fixtures::morph::morph_benchmark_fbx;
+    let mut g = c.benchmark_group("fbx_import_morph");
+    g.sample_size(20);
+    for targets in [0usize, 50] {
+        let bytes = morph_benchmark_fbx(160, 125, targets);
+        let label = format!("{targets}_targets");
+        let ours = kiln::fbx::import(&bytes).unwrap();
+        assert_eq!(ours.meshes[0].morph_targets.len(), targets);
+        let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default()).unwrap();
+        assert_eq!(theirs.blend_channels.len(), targets);
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_with_input(BenchmarkId::new("kiln", &label), &bytes, |b, bytes| {
+            b.iter(|| kiln::fbx::import(black_box(bytes)).unwrap())
+        });
+        g.bench_with_input(BenchmarkId::new("ufbx", &label), &bytes, |b, bytes| {
+            b.iter(|| ufbx::load_memory(black_box(bytes), ufbx::LoadOpts::default()).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, import, import_morph);
 criterion_main!(benches);

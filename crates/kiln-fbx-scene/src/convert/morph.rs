@@ -330,41 +330,35 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         } else {
             corner_parts(geo, parts)
         };
+        // Per part: its vertex count, and scratch reused by every shape (an offset sum and a
+        // seen flag per vertex, the vertices touched), so spreading a shape costs its offsets'
+        // corners plus, for a shape touching much of a part, one sweep of the part.
+        let mut vertex_counts = vec![0usize; meshes.len()];
+        for (&part, &vertex) in part_of.iter().zip(&vertex_of) {
+            if let Some(c) = vertex_counts.get_mut(part as usize) {
+                *c = (*c).max(vertex as usize + 1);
+            }
+        }
+        let mut scratch: Vec<Spread> = vertex_counts.iter().map(|&n| Spread::new(n)).collect();
         for ch in channels {
             let mut per_part: Vec<Vec<MorphShape>> = vec![Vec::new(); meshes.len()];
             for shape in &ch.shapes {
-                // (vertex, position, normal) per part, then sorted by vertex, repeats summed.
-                let mut moved: Vec<Vec<(u32, Vec3, Vec3)>> = vec![Vec::new(); meshes.len()];
                 for &(point, p, n) in &shape.offsets {
                     let (a, b) = (offsets[point as usize], offsets[point as usize + 1]);
                     for &corner in &point_corners[a as usize..b as usize] {
                         let part = part_of[corner as usize];
-                        if let Some(list) = moved.get_mut(part as usize) {
-                            list.push((vertex_of[corner as usize], p, n.unwrap_or(Vec3::ZERO)));
+                        if let Some(spread) = scratch.get_mut(part as usize) {
+                            spread.add(vertex_of[corner as usize], p, n.unwrap_or(Vec3::ZERO));
                         }
                     }
                 }
-                for (k, mut list) in moved.into_iter().enumerate() {
-                    list.sort_by_key(|m| m.0);
+                for (k, spread) in scratch.iter_mut().enumerate() {
                     let mut s = MorphShape {
                         name: shape.name.clone(),
                         full_weight: shape.full_weight,
                         ..MorphShape::default()
                     };
-                    for (v, p, n) in list {
-                        if s.vertices.last() == Some(&v) {
-                            *s.positions.last_mut().unwrap() += p;
-                            if shape.normals {
-                                *s.normals.last_mut().unwrap() += n;
-                            }
-                            continue;
-                        }
-                        s.vertices.push(v);
-                        s.positions.push(p);
-                        if shape.normals {
-                            s.normals.push(n);
-                        }
-                    }
+                    spread.take(&mut s, shape.normals);
                     per_part[k].push(s);
                 }
             }
@@ -427,5 +421,70 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                 .at(format!("animation '{name}'")),
             );
         }
+    }
+}
+
+/// One part's offsets of one shape being spread to its vertices: the sum per vertex (a
+/// control point's offset reaches a vertex once per corner that became it, so repeats are
+/// summed, in the order they come) and the vertices touched, handed out ascending.
+struct Spread {
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    seen: Vec<bool>,
+    touched: Vec<u32>,
+}
+
+impl Spread {
+    fn new(vertices: usize) -> Spread {
+        Spread {
+            positions: vec![Vec3::ZERO; vertices],
+            normals: vec![Vec3::ZERO; vertices],
+            seen: vec![false; vertices],
+            touched: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, vertex: u32, p: Vec3, n: Vec3) {
+        let v = vertex as usize;
+        let Some(seen) = self.seen.get_mut(v) else {
+            return;
+        };
+        if *seen {
+            self.positions[v] += p;
+            self.normals[v] += n;
+        } else {
+            *seen = true;
+            self.touched.push(vertex);
+            self.positions[v] = p;
+            self.normals[v] = n;
+        }
+    }
+
+    /// Moves the sums into `shape` (vertices ascending; normals when `normals`) and clears.
+    fn take(&mut self, shape: &mut MorphShape, normals: bool) {
+        let n = self.touched.len();
+        if n * 8 >= self.seen.len() {
+            // Much of the part: one sweep gives the vertices in order.
+            self.touched.clear();
+            self.touched
+                .extend((0..self.seen.len() as u32).filter(|&v| self.seen[v as usize]));
+        } else {
+            self.touched.sort_unstable();
+        }
+        shape.vertices.reserve(n);
+        shape.positions.reserve(n);
+        if normals {
+            shape.normals.reserve(n);
+        }
+        for &v in &self.touched {
+            let v = v as usize;
+            shape.vertices.push(v as u32);
+            shape.positions.push(self.positions[v]);
+            if normals {
+                shape.normals.push(self.normals[v]);
+            }
+            self.seen[v] = false;
+        }
+        self.touched.clear();
     }
 }
