@@ -108,6 +108,32 @@ pub(crate) fn encode_with_textures(
     loaded: &Loaded,
     options: &EncodeOptions,
 ) -> Result<(Encoded, MeshStream)> {
+    encode_with_textures_from(loaded, options, &mut crate::load::FileSystem)
+}
+
+/// [`encode`], reading the textures that are not embedded through `files` (the model's
+/// folder is where they are looked for, as [`Loaded::find_texture`] looks).
+pub fn encode_with(
+    loaded: &Loaded,
+    options: &EncodeOptions,
+    files: &mut dyn crate::load::Files,
+) -> Result<Encoded> {
+    let (mut encoded, mesh) = encode_with_textures_from(loaded, options, files)?;
+    encoded.files.insert(
+        0,
+        OutputFile {
+            name: mesh_file_name(loaded),
+            bytes: mesh.into_bytes(loaded),
+        },
+    );
+    Ok(encoded)
+}
+
+fn encode_with_textures_from(
+    loaded: &Loaded,
+    options: &EncodeOptions,
+    files: &mut dyn crate::load::Files,
+) -> Result<(Encoded, MeshStream)> {
     let (mut encoded, mesh) = encode_parts(loaded, options)?;
     let mesh_name = mesh_file_name(loaded);
     // Textures are told apart from the other outputs, the mesh included, by name.
@@ -118,7 +144,7 @@ pub(crate) fn encode_with_textures(
             {
                 continue;
             }
-            match loaded.texture_bytes(tex) {
+            match loaded.find_texture(tex, files).map(|(_, bytes)| bytes) {
                 Ok(bytes) => encoded.files.push(OutputFile { name: file, bytes }),
                 Err(why) => encoded
                     .warnings

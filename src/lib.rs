@@ -46,4 +46,4 @@ pub mod pipeline;
 pub use encode::{EncodeOptions, Encoded, Layout, OutputFile, encode};
 pub use error::{Error, Result};
 pub use load::{LoadOptions, Loaded, load};
-pub use pipeline::{ConvertOptions, convert_file, prepare_file};
+pub use pipeline::{ConvertOptions, ConvertedMemory, convert_file, convert_memory, prepare_file};

@@ -219,3 +219,45 @@ impl Prepared {
         })
     }
 }
+
+/// What [`convert_memory`] gives: every output in memory, in the order `kiln convert` writes
+/// them (`NAME.mesh`, `NAME.xml`, the clips, the textures), every warning, and the counts.
+#[derive(Debug)]
+pub struct ConvertedMemory {
+    /// The outputs.
+    pub files: Vec<crate::encode::OutputFile>,
+    /// The loader's warnings, then the encoder's, then the pipeline's, as `kiln convert`
+    /// prints them.
+    pub warnings: Vec<Warning>,
+    /// The counts `kiln convert` prints.
+    pub summary: Summary,
+}
+
+/// Converts a model held in memory: `bytes` are the file `file_name` (whose extension says the
+/// format, and which names the outputs), and everything it refers to (an OBJ's `.mtl` files,
+/// textures that are not embedded) is read through `files`, at paths relative to `file_name`'s
+/// folder. The outputs are `kiln convert`'s, byte for byte, for the same options and files;
+/// nothing is written (no manifest either: that records files on disk).
+pub fn convert_memory(
+    bytes: &[u8],
+    file_name: &str,
+    files: &mut dyn crate::load::Files,
+    options: &ConvertOptions,
+) -> Result<ConvertedMemory> {
+    let start = Instant::now();
+    let path = Path::new(file_name);
+    let format =
+        crate::load::InputFormat::of(path).ok_or_else(|| Error::UnsupportedType.with_path(path))?;
+    let scene = crate::load::import_bytes(path, bytes, format, files)?;
+    let mut loaded = crate::load::process_scene(scene, path, &options.load)?;
+    let mut encoded = crate::encode::encode_with(&loaded, &options.encode, files)
+        .map_err(|e| e.with_path(path))?;
+    let mut warnings = std::mem::take(&mut loaded.warnings);
+    warnings.append(&mut encoded.warnings);
+    warnings.extend(skeleton_only(&loaded));
+    Ok(ConvertedMemory {
+        files: encoded.files,
+        warnings,
+        summary: Summary::of(&loaded, start.elapsed().as_secs_f64() * 1e3),
+    })
+}
