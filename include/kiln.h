@@ -1,6 +1,8 @@
-/* kiln.h — a single-file C reader for kiln-layout .mesh and .clip files (version 1.x).
+/* kiln.h — a single-file C reader for kiln-layout .mesh and .clip files (version 1.x; it
+ * knows every section of 1.1: morph targets in a .mesh, weight tracks in a .clip).
  *
- * Written from docs/format.md. C99, no allocation, no dependencies beyond the C library.
+ * Written from docs/format.md. C99, no allocation, no dependencies beyond the C library and
+ * its math library: link with -lm (the octahedral normal decoder calls sqrtf and fabsf).
  * Little-endian hosts only (as the format: it hands out arrays in place).
  *
  * Use: in exactly one C or C++ file,
@@ -13,6 +15,14 @@
  *         fprintf(stderr, "offset %llu: %s\n", (unsigned long long)err.offset, err.message);
  *     // mesh.positions_f32[i * 3 + k], mesh.indices_u16 / indices_u32, mesh.bones[b].offset, ...
  *     if (kiln_verify_checksum(bytes, size) != KILN_OK) ...   // optional, one pass
+ *
+ *     // 1.1 morph targets: part p's are mesh.morph_targets[first .. first + n),
+ *     uint32_t first, n = kiln_mesh_part_morph_targets(&mesh, p, &first);
+ *     // a target's shapes are mesh.morph_shapes[t->first_shape ..+ t->shape_count], and a
+ *     // shape's offsets (f32 or snorm16) come decoded one by one or into caller memory:
+ *     kiln_mesh_morph_offset(&mesh, shape, j, &vertex, position, normal);
+ *     kiln_mesh_morph_shape_decode(&mesh, shape, vertices, positions, normals);
+ *     // 1.1 weight tracks of a clip: clip.weight_tracks[w], kiln_clip_weight(&clip, f, w).
  *
  * The bytes must stay alive and unchanged while the views are used, and must start at an
  * address that is a multiple of 4 (memory maps and malloc give at least 16).
@@ -30,7 +40,11 @@ extern "C" {
 #endif
 
 #define KILN_VERSION_MAJOR 1u
+/* The newest minor version whose sections this reader knows (it reads every minor of 1). */
+#define KILN_VERSION_MINOR 1u
 #define KILN_NONE 0xFFFFFFFFu
+/* kiln_morph_shape.flags bit: the shape's normal offsets are meaningful (else they are 0). */
+#define KILN_SHAPE_HAS_NORMALS 1u
 
 /* Section kinds. */
 enum {
@@ -56,7 +70,17 @@ enum {
     KILN_CLIP = 0x0201,
     KILN_TRACKS = 0x0202,
     KILN_FRAME_TIMES = 0x0203,
-    KILN_KEYS = 0x0204
+    KILN_KEYS = 0x0204,
+    /* 1.1 */
+    KILN_MORPH_TARGETS = 0x0130,
+    KILN_MORPH_SHAPES = 0x0131,
+    KILN_MORPH_VERTICES = 0x0132,
+    KILN_MORPH_POSITIONS_F32 = 0x0133,
+    KILN_MORPH_NORMALS_F32 = 0x0134,
+    KILN_MORPH_POSITIONS_SNORM16 = 0x0135,
+    KILN_MORPH_NORMALS_SNORM16 = 0x0136,
+    KILN_WEIGHT_TRACKS = 0x0205,
+    KILN_WEIGHTS = 0x0206
 };
 
 /* Error codes: one per check of docs/format.md. */
@@ -90,7 +114,8 @@ typedef enum {
     KILN_E_PARTS_INCOMPLETE,
     KILN_E_NOT_TRIANGLES,
     KILN_E_INDEX_OUT_OF_RANGE,
-    KILN_E_CHECKSUM
+    KILN_E_CHECKSUM,
+    KILN_E_BAD_MORPH /* 1.1: a morph target, shape or offset run breaks a rule */
 } kiln_result;
 
 typedef struct {
@@ -134,6 +159,23 @@ typedef struct { kiln_str bone_name; uint32_t reserved[2]; } kiln_track; /* 16 b
 
 typedef struct { float scale[3], rotation[4], translation[3]; } kiln_key; /* 40 bytes */
 
+/* 1.1: one morph target of a part. Targets are in part order; their shapes tile MORPH_SHAPES. */
+typedef struct {
+    kiln_str name; uint32_t part; float default_weight;
+    uint32_t first_shape, shape_count, reserved[2];
+} kiln_morph_target; /* 32 bytes */
+
+/* 1.1: one shape of a target: offsets first_offset ..+ offset_count of the offset streams. */
+typedef struct {
+    kiln_str name; float full_weight;
+    uint32_t first_offset, offset_count, flags; /* flags: KILN_SHAPE_HAS_NORMALS */
+    float position_scale; /* with morph_positions_snorm16: what its codes decode against; else reserved (0) */
+    float normal_scale;   /* with morph_normals_snorm16: likewise; else reserved (0) */
+} kiln_morph_shape; /* 32 bytes */
+
+/* 1.1: the morph target a clip's weight track drives (checked against a .mesh by its user). */
+typedef struct { uint32_t part, target, reserved[2]; } kiln_weight_track; /* 16 bytes */
+
 typedef struct {
     uint32_t kind, flags; uint64_t offset, length; uint32_t element_size, count;
 } kiln_section;
@@ -156,6 +198,16 @@ typedef struct {
     const uint16_t *joints;                                        /* 4 */
     const float *weights_f32; const uint8_t *weights_unorm8;       /* 4 */
     const uint16_t *indices_u16; const uint32_t *indices_u32;
+    /* 1.1 morph targets: set when the file has the MORPH_* sections, else NULL and 0. A
+     * shape's offsets are elements first_offset ..+ offset_count of morph_vertices (the vertex
+     * moved, local to the target's part) and of one position and one normal stream (exactly
+     * one pointer of each pair is set): f32 x, y, z, or snorm16 x, y, z, 0 decoding as
+     * kiln_snorm16_decode(q, shape->position_scale / normal_scale). */
+    const kiln_morph_target *morph_targets; uint32_t morph_target_count;
+    const kiln_morph_shape *morph_shapes; uint32_t morph_shape_count;
+    const uint32_t *morph_vertices; uint32_t morph_offset_count;
+    const float *morph_positions_f32; const int16_t *morph_positions_snorm16; /* 3 or 4 per offset */
+    const float *morph_normals_f32; const int16_t *morph_normals_snorm16;     /* 3 or 4 */
 } kiln_mesh;
 
 typedef struct {
@@ -166,6 +218,9 @@ typedef struct {
     const kiln_track *tracks; uint32_t track_count;
     const float *frame_times; uint32_t frame_count;
     const kiln_key *keys; /* frame-major: keys[f * track_count + t] */
+    /* 1.1 weight tracks: set when the file has WEIGHT_TRACKS and WEIGHTS, else NULL and 0. */
+    const kiln_weight_track *weight_tracks; uint32_t weight_track_count;
+    const float *weights; /* frame-major: weights[f * weight_track_count + w] */
 } kiln_clip;
 
 kiln_result kiln_mesh_parse(const void *data, size_t size, kiln_mesh *out, kiln_error *err);
@@ -187,6 +242,23 @@ void kiln_mesh_tangent(const kiln_mesh *m, uint32_t i, float out[3]);
 void kiln_mesh_uv(const kiln_mesh *m, uint32_t i, float out[2]);
 void kiln_mesh_weights(const kiln_mesh *m, uint32_t i, float out[4]);
 uint32_t kiln_mesh_index(const kiln_mesh *m, uint32_t i);
+/* 1.1. The snorm16 decoder of morph offsets: scale * max(q / 32767, -1). */
+float kiln_snorm16_decode(int16_t q, float scale);
+/* Part `part`'s morph targets: returns their count, *first the index of the first (the
+ * position where they would be when there are none). */
+uint32_t kiln_mesh_part_morph_targets(const kiln_mesh *m, uint32_t part, uint32_t *first);
+/* Offset j (< offset_count) of shape `shape` (< morph_shape_count), decoded: the vertex it
+ * moves and its position and normal offsets (as stored: zeros unless KILN_SHAPE_HAS_NORMALS);
+ * each out pointer may be NULL. Returns 0 (writing nothing) when shape or j is out of range. */
+int kiln_mesh_morph_offset(const kiln_mesh *m, uint32_t shape, uint32_t j, uint32_t *vertex,
+                           float position[3], float normal[3]);
+/* All offsets of shape `shape`, decoded into caller memory: offset_count vertices, 3 *
+ * offset_count position and normal floats (each pointer may be NULL). Returns the count
+ * written (0 when shape is out of range). */
+uint32_t kiln_mesh_morph_shape_decode(const kiln_mesh *m, uint32_t shape, uint32_t *vertices,
+                                      float *positions, float *normals);
+/* Weight track `track`'s weight at frame `frame`; 0 when either is out of range. */
+float kiln_clip_weight(const kiln_clip *c, uint32_t frame, uint32_t track);
 
 #ifdef __cplusplus
 }
@@ -227,6 +299,11 @@ static uint32_t kiln__element_size(uint32_t kind) {
     case KILN_CLIP: return 32;
     case KILN_TRACKS: return 16;
     case KILN_KEYS: return 40;
+    case KILN_MORPH_TARGETS: case KILN_MORPH_SHAPES: return 32;
+    case KILN_MORPH_VERTICES: case KILN_WEIGHTS: return 4;
+    case KILN_MORPH_POSITIONS_F32: case KILN_MORPH_NORMALS_F32: return 12;
+    case KILN_MORPH_POSITIONS_SNORM16: case KILN_MORPH_NORMALS_SNORM16: return 8;
+    case KILN_WEIGHT_TRACKS: return 16;
     default: return 0;
     }
 }
@@ -341,6 +418,7 @@ static kiln_result kiln__strings(const uint8_t *d, kiln__slot *sl, const char **
 typedef struct {
     kiln__slot strings, bones, parts, materials, textures, quantization;
     kiln__slot positions, normals, tangents, uvs, joints, weights, indices;
+    kiln__slot morph_targets, morph_shapes, morph_vertices, morph_positions, morph_normals;
 } kiln__mesh_slots;
 
 static kiln_result kiln__mesh_take(void *ctx, uint32_t kind, uint64_t entry, kiln_section s, kiln_error *err) {
@@ -360,6 +438,11 @@ static kiln_result kiln__mesh_take(void *ctx, uint32_t kind, uint64_t entry, kil
     case KILN_JOINTS_U16: slot = &m->joints; break;
     case KILN_WEIGHTS_F32: case KILN_WEIGHTS_UNORM8: slot = &m->weights; break;
     case KILN_INDICES_U16: case KILN_INDICES_U32: slot = &m->indices; break;
+    case KILN_MORPH_TARGETS: slot = &m->morph_targets; break;
+    case KILN_MORPH_SHAPES: slot = &m->morph_shapes; break;
+    case KILN_MORPH_VERTICES: slot = &m->morph_vertices; break;
+    case KILN_MORPH_POSITIONS_F32: case KILN_MORPH_POSITIONS_SNORM16: slot = &m->morph_positions; break;
+    case KILN_MORPH_NORMALS_F32: case KILN_MORPH_NORMALS_SNORM16: slot = &m->morph_normals; break;
     default: return KILN_OK; /* a .clip kind: skipped */
     }
     return kiln__put(slot, kind, entry, s, err);
@@ -378,6 +461,82 @@ static kiln_result kiln__bone_parent(const kiln_bone *bones, uint32_t n, uint32_
         cur = bones[cur].parent;
     }
     return kiln__fail(err, KILN_E_BONE_PARENT_FORWARD, at, "bone parent comes after the bone");
+}
+
+/* 1.1 morph sections, after everything else (as docs/format.md orders the checks): all five or
+ * none; the offset streams have the MORPH_VERTICES count; targets in part order, their shapes
+ * and the shapes' offsets tiling in order; full weights finite, non-zero and ascending per
+ * target; each shape's vertices ascending and inside its part; snorm16 scales finite, >= 0.
+ * Reads records and MORPH_VERTICES only, each element inside its checked section. */
+static kiln_result kiln__morphs(const uint8_t *d, const kiln__mesh_slots *sl, uint64_t table,
+                                kiln_mesh *out, kiln_error *err) {
+    const kiln__slot *s[5];
+    const kiln_morph_target *targets;
+    const kiln_morph_shape *shapes;
+    const uint32_t *mv;
+    uint64_t offsets, next_shape = 0, next_offset = 0;
+    uint32_t i, last_part = 0;
+    int any = 0, pos_scaled, nor_scaled;
+    kiln_result r;
+    s[0] = &sl->morph_targets; s[1] = &sl->morph_shapes; s[2] = &sl->morph_vertices;
+    s[3] = &sl->morph_positions; s[4] = &sl->morph_normals;
+    for (i = 0; i < 5; i++) any |= s[i]->present;
+    if (!any) return KILN_OK;
+    for (i = 0; i < 5; i++)
+        if (!s[i]->present) return kiln__fail(err, KILN_E_MISSING_SECTION, 32, "a morph section is missing (all five or none)");
+    offsets = sl->morph_vertices.s.count;
+    if (sl->morph_positions.s.count != offsets) return kiln__fail(err, KILN_E_COUNT_MISMATCH, sl->morph_positions.entry + 28, "morph position count differs from MORPH_VERTICES");
+    if (sl->morph_normals.s.count != offsets) return kiln__fail(err, KILN_E_COUNT_MISMATCH, sl->morph_normals.entry + 28, "morph normal count differs from MORPH_VERTICES");
+    targets = (const kiln_morph_target *)(d + sl->morph_targets.s.offset);
+    shapes = (const kiln_morph_shape *)(d + sl->morph_shapes.s.offset);
+    mv = (const uint32_t *)(d + sl->morph_vertices.s.offset);
+    pos_scaled = sl->morph_positions.kind == KILN_MORPH_POSITIONS_SNORM16;
+    nor_scaled = sl->morph_normals.kind == KILN_MORPH_NORMALS_SNORM16;
+    for (i = 0; i < sl->morph_targets.s.count; i++) {
+        const kiln_morph_target *t = &targets[i];
+        uint64_t at = sl->morph_targets.s.offset + 32 * (uint64_t)i;
+        uint64_t end = (uint64_t)t->first_shape + t->shape_count, k;
+        float previous = -INFINITY;
+        const kiln_part *part;
+        r = kiln__check_str(out->strings, out->strings_size, table, t->name, at, err);
+        if (r != KILN_OK) return r;
+        if (t->part >= out->part_count) return kiln__fail(err, KILN_E_BAD_MORPH, at + 8, "target's part out of range");
+        if (t->part < last_part) return kiln__fail(err, KILN_E_BAD_MORPH, at + 8, "targets not in part order");
+        last_part = t->part;
+        part = &out->parts[t->part];
+        if (t->first_shape != next_shape || t->shape_count == 0 || end > sl->morph_shapes.s.count)
+            return kiln__fail(err, KILN_E_BAD_MORPH, at + 16, "target's shapes do not follow the previous target's");
+        next_shape = end;
+        for (k = t->first_shape; k < end; k++) {
+            const kiln_morph_shape *sh = &shapes[k];
+            uint64_t sat = sl->morph_shapes.s.offset + 32 * k;
+            uint64_t o_end = (uint64_t)sh->first_offset + sh->offset_count, j;
+            float w = sh->full_weight;
+            r = kiln__check_str(out->strings, out->strings_size, table, sh->name, sat, err);
+            if (r != KILN_OK) return r;
+            if (!isfinite(w) || w == 0.0f || w <= previous) return kiln__fail(err, KILN_E_BAD_MORPH, sat + 8, "full weight not finite, non-zero and ascending");
+            previous = w;
+            if (sh->first_offset != next_offset || o_end > offsets) return kiln__fail(err, KILN_E_BAD_MORPH, sat + 12, "shape's offsets do not follow the previous shape's");
+            next_offset = o_end;
+            for (j = sh->first_offset; j < o_end; j++)
+                if (mv[j] >= part->vertex_count || (j > sh->first_offset && mv[j] <= mv[j - 1]))
+                    return kiln__fail(err, KILN_E_BAD_MORPH, sl->morph_vertices.s.offset + 4 * (uint64_t)sh->first_offset, "shape's vertices not ascending or past its part");
+            if (pos_scaled && !(isfinite(sh->position_scale) && sh->position_scale >= 0.0f))
+                return kiln__fail(err, KILN_E_BAD_MORPH, sat + 24, "position offset scale not finite and >= 0");
+            if (nor_scaled && !(isfinite(sh->normal_scale) && sh->normal_scale >= 0.0f))
+                return kiln__fail(err, KILN_E_BAD_MORPH, sat + 28, "normal offset scale not finite and >= 0");
+        }
+    }
+    if (next_shape != sl->morph_shapes.s.count) return kiln__fail(err, KILN_E_BAD_MORPH, sl->morph_shapes.entry, "shapes no target uses");
+    if (next_offset != offsets) return kiln__fail(err, KILN_E_BAD_MORPH, sl->morph_vertices.entry, "offsets no shape uses");
+    out->morph_targets = targets; out->morph_target_count = sl->morph_targets.s.count;
+    out->morph_shapes = shapes; out->morph_shape_count = sl->morph_shapes.s.count;
+    out->morph_vertices = mv; out->morph_offset_count = sl->morph_vertices.s.count;
+    if (pos_scaled) out->morph_positions_snorm16 = (const int16_t *)(d + sl->morph_positions.s.offset);
+    else out->morph_positions_f32 = (const float *)(d + sl->morph_positions.s.offset);
+    if (nor_scaled) out->morph_normals_snorm16 = (const int16_t *)(d + sl->morph_normals.s.offset);
+    else out->morph_normals_f32 = (const float *)(d + sl->morph_normals.s.offset);
+    return KILN_OK;
 }
 
 kiln_result kiln_mesh_parse(const void *data, size_t size, kiln_mesh *out, kiln_error *err) {
@@ -481,10 +640,10 @@ kiln_result kiln_mesh_parse(const void *data, size_t size, kiln_mesh *out, kiln_
     }
     if (next_v != vcount) return kiln__fail(err, KILN_E_PARTS_INCOMPLETE, sl.parts.entry, "parts do not cover the vertices");
     if (next_i != out->index_count) return kiln__fail(err, KILN_E_PARTS_INCOMPLETE, sl.parts.entry, "parts do not cover the indices");
-    return KILN_OK;
+    return kiln__morphs(d, &sl, table, out, err);
 }
 
-typedef struct { kiln__slot strings, clip, tracks, times, keys; } kiln__clip_slots;
+typedef struct { kiln__slot strings, clip, tracks, times, keys, weight_tracks, weights; } kiln__clip_slots;
 
 static kiln_result kiln__clip_take(void *ctx, uint32_t kind, uint64_t entry, kiln_section s, kiln_error *err) {
     kiln__clip_slots *c = (kiln__clip_slots *)ctx;
@@ -494,6 +653,8 @@ static kiln_result kiln__clip_take(void *ctx, uint32_t kind, uint64_t entry, kil
     case KILN_TRACKS: return kiln__put(&c->tracks, kind, entry, s, err);
     case KILN_FRAME_TIMES: return kiln__put(&c->times, kind, entry, s, err);
     case KILN_KEYS: return kiln__put(&c->keys, kind, entry, s, err);
+    case KILN_WEIGHT_TRACKS: return kiln__put(&c->weight_tracks, kind, entry, s, err);
+    case KILN_WEIGHTS: return kiln__put(&c->weights, kind, entry, s, err);
     default: return KILN_OK;
     }
 }
@@ -528,6 +689,18 @@ kiln_result kiln_clip_parse(const void *data, size_t size, kiln_clip *out, kiln_
     for (i = 0; i < out->track_count; i++) {
         r = kiln__check_str(out->strings, out->strings_size, table, out->tracks[i].bone_name, sl.tracks.s.offset + 16 * (uint64_t)i, err);
         if (r != KILN_OK) return r;
+    }
+    /* 1.1 weight tracks: both sections or neither; F weights per track, frame-major. */
+    if (sl.weight_tracks.present && sl.weights.present) {
+        if ((uint64_t)sl.weights.s.count != (uint64_t)out->clip->frame_count * sl.weight_tracks.s.count)
+            return kiln__fail(err, KILN_E_COUNT_MISMATCH, sl.weights.entry + 28, "weight count is not frames x weight tracks");
+        out->weight_tracks = (const kiln_weight_track *)(d + sl.weight_tracks.s.offset);
+        out->weight_track_count = sl.weight_tracks.s.count;
+        out->weights = (const float *)(d + sl.weights.s.offset);
+    } else if (sl.weights.present) {
+        return kiln__fail(err, KILN_E_MISSING_SECTION, 32, "WEIGHTS without WEIGHT_TRACKS");
+    } else if (sl.weight_tracks.present) {
+        return kiln__fail(err, KILN_E_MISSING_SECTION, 32, "WEIGHT_TRACKS without WEIGHTS");
     }
     out->frame_times = (const float *)(d + sl.times.s.offset); out->frame_count = sl.times.s.count;
     out->keys = (const kiln_key *)(d + sl.keys.s.offset);
@@ -755,6 +928,59 @@ void kiln_mesh_weights(const kiln_mesh *m, uint32_t i, float out[4]) {
 
 uint32_t kiln_mesh_index(const kiln_mesh *m, uint32_t i) {
     return m->indices_u16 ? m->indices_u16[i] : m->indices_u32[i];
+}
+
+float kiln_snorm16_decode(int16_t q, float scale) {
+    float t = (float)q / 32767.0f;
+    if (t < -1.0f) t = -1.0f;
+    return scale * t;
+}
+
+uint32_t kiln_mesh_part_morph_targets(const kiln_mesh *m, uint32_t part, uint32_t *first) {
+    /* Targets are in part order: two lower bounds. */
+    uint32_t lo = 0, hi = m->morph_target_count, a;
+    while (lo < hi) { uint32_t mid = lo + (hi - lo) / 2; if (m->morph_targets[mid].part < part) lo = mid + 1; else hi = mid; }
+    a = lo; hi = m->morph_target_count;
+    while (lo < hi) { uint32_t mid = lo + (hi - lo) / 2; if (m->morph_targets[mid].part <= part) lo = mid + 1; else hi = mid; }
+    if (first) *first = a;
+    return lo - a;
+}
+
+static void kiln__morph_decode(const float *f32s, const int16_t *codes, float scale, uint64_t at, float out[3]) {
+    uint64_t k;
+    for (k = 0; k < 3; k++)
+        out[k] = f32s ? f32s[3 * at + k] : kiln_snorm16_decode(codes[4 * at + k], scale);
+}
+
+int kiln_mesh_morph_offset(const kiln_mesh *m, uint32_t shape, uint32_t j, uint32_t *vertex,
+                           float position[3], float normal[3]) {
+    const kiln_morph_shape *sh;
+    uint64_t at;
+    if (shape >= m->morph_shape_count) return 0;
+    sh = &m->morph_shapes[shape];
+    if (j >= sh->offset_count) return 0;
+    at = (uint64_t)sh->first_offset + j;
+    if (vertex) *vertex = m->morph_vertices[at];
+    if (position) kiln__morph_decode(m->morph_positions_f32, m->morph_positions_snorm16, sh->position_scale, at, position);
+    if (normal) kiln__morph_decode(m->morph_normals_f32, m->morph_normals_snorm16, sh->normal_scale, at, normal);
+    return 1;
+}
+
+uint32_t kiln_mesh_morph_shape_decode(const kiln_mesh *m, uint32_t shape, uint32_t *vertices,
+                                      float *positions, float *normals) {
+    uint32_t j, n;
+    if (shape >= m->morph_shape_count) return 0;
+    n = m->morph_shapes[shape].offset_count;
+    for (j = 0; j < n; j++)
+        kiln_mesh_morph_offset(m, shape, j, vertices ? vertices + j : NULL,
+                               positions ? positions + 3 * (size_t)j : NULL,
+                               normals ? normals + 3 * (size_t)j : NULL);
+    return n;
+}
+
+float kiln_clip_weight(const kiln_clip *c, uint32_t frame, uint32_t track) {
+    if (track >= c->weight_track_count || frame >= c->frame_count) return 0.0f;
+    return c->weights[(size_t)frame * c->weight_track_count + track];
 }
 
 #endif /* KILN_IMPLEMENTED */

@@ -1,9 +1,11 @@
 //! The error bounds of the compact vertex encodings (stated in `kiln::quantize` and
-//! `docs/format.md`), measured over many inputs, including the octahedron's seams and corners.
+//! `docs/format.md`), measured over many inputs, including the octahedron's seams and corners,
+//! and of the snorm16 morph offsets, over scales from subnormal to `f32::MAX`.
 
 use kiln_format::kiln::quantize::{
-    DIRECTION_MAX_ERROR_RADIANS, WEIGHT_MAX_ERROR, oct_decode, oct_encode, unorm16_decode,
-    unorm16_encode, unorm16_max_error, weights_decode, weights_encode,
+    DIRECTION_MAX_ERROR_RADIANS, WEIGHT_MAX_ERROR, oct_decode, oct_encode, snorm16_decode,
+    snorm16_encode, snorm16_max_error, unorm16_decode, unorm16_encode, unorm16_max_error,
+    weights_decode, weights_encode,
 };
 
 use kiln_testkit::rng::Rng;
@@ -180,4 +182,75 @@ fn weights_sum_to_255_and_are_within_one_step() {
         weights_encode([1.0 / 3.0; 4].map(|x| x * 0.75)),
         [64, 64, 64, 63]
     );
+}
+
+#[test]
+fn snorm16_morph_offsets_are_within_half_a_step_of_their_scale() {
+    let mut rng = Rng(17);
+    for scale in [
+        1.0f32,
+        0.001,
+        0.37,
+        2.5,
+        123.456,
+        1e-20,
+        1e30,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        f32::MIN_POSITIVE / 3.0, // subnormal
+        f32::from_bits(1),
+        0.0,
+    ] {
+        let bound = snorm16_max_error(scale);
+        let mut worst = 0f64;
+        for i in 0..100_000 {
+            // The ends, 0, the smallest values, then uniform in [-scale, scale].
+            let v = match i {
+                0 => scale,
+                1 => -scale,
+                2 => 0.0,
+                3 => -0.0,
+                4 => f32::from_bits(1).min(scale),
+                _ => scale * (rng.unit() as f32 * 2.0 - 1.0),
+            };
+            let q = snorm16_encode(v, scale);
+            assert!(
+                q != i16::MIN,
+                "{v} against {scale}: -32768 is never written"
+            );
+            let got = snorm16_decode(q, scale);
+            // In f64: the difference of two f32 rounds by at most 2⁻⁵³ of itself.
+            let e = (got as f64 - v as f64).abs();
+            assert!(
+                e <= bound as f64,
+                "{v} against {scale} -> {q} -> {got}: {e} > {bound}"
+            );
+            worst = worst.max(e);
+        }
+        if scale >= f32::MIN_POSITIVE {
+            // Not vacuous: the worst case comes near half a step.
+            assert!(
+                worst > scale as f64 / 65534.0 * 0.9,
+                "{scale}: worst {worst}, half a step {}",
+                scale as f64 / 65534.0
+            );
+        } else if scale == 0.0 {
+            assert_eq!(worst, 0.0);
+        }
+    }
+    // The largest component is exact, and the codes are symmetric.
+    for scale in [1.0f32, 0.3, 7e-3, 4e37] {
+        assert_eq!(snorm16_encode(scale, scale), 32767);
+        assert_eq!(snorm16_encode(-scale, scale), -32767);
+        assert_eq!(snorm16_decode(32767, scale), scale);
+        assert_eq!(snorm16_decode(-32767, scale), -scale);
+        // -32768 (which kiln never writes) decodes as -1, as a GPU's snorm16.
+        assert_eq!(snorm16_decode(i16::MIN, scale), -scale);
+    }
+    assert_eq!(snorm16_encode(0.25, 0.0), 0);
+    assert_eq!(snorm16_encode(f32::NAN, 1.0), 0);
+    assert_eq!(snorm16_encode(0.5, f32::INFINITY), 0);
+    assert_eq!(snorm16_decode(0, 1.0).to_bits(), 0.0f32.to_bits());
+    // The bound in numbers: 1.55e-5 of the scale.
+    assert!((snorm16_max_error(1.0) - 1.55e-5).abs() < 1e-7);
 }

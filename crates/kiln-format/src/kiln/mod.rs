@@ -25,8 +25,8 @@ pub use error::WriteError;
 pub use error::{Kind, LayoutError};
 pub use spec::{BoneKey, Section};
 pub use view::{
-    BoneView, ClipView, Directions, FileType, Indices, MaterialView, MeshView, PartView, Positions,
-    Sections, TexCoords, Weights, checksum, verify_checksum,
+    BoneView, ClipView, Directions, FileType, Indices, MaterialView, MeshView, MorphOffsets,
+    PartView, Positions, Sections, TexCoords, Weights, checksum, verify_checksum,
 };
 #[cfg(feature = "write")]
 pub use write::{MeshFile, MeshOptions, Quantize, encode_mesh, write_clip, write_mesh};

@@ -5,6 +5,13 @@
 //! | normal, tangent | octahedral, 2 × snorm16 | angle to the normalised input ≤ [`DIRECTION_MAX_ERROR_RADIANS`] |
 //! | UV, position | unorm16 against `min`/`extent` | ≤ `extent / 131070` + 2 ulp of `|min| + extent`, per component ([`unorm16_max_error`]) |
 //! | blend weights | 4 × unorm8, sum exactly 255 | each `|q/255 − w/Σw| < 1/255` ([`WEIGHT_MAX_ERROR`]) |
+//! | morph position / normal offsets | 3 × snorm16 against the shape's scale `s` (its largest \|component\|) | ≤ `s / 65534` + 2 ulp-sized terms, per component ([`snorm16_max_error`]) |
+//!
+//! Morph offsets are deltas, not unit vectors, so octahedral encoding does not apply: each
+//! component is `scale · max(q / 32767, −1)`, with one scale per shape and stream (stored in
+//! the shape record, [`MorphShapeRecord::reserved`](super::spec::MorphShapeRecord::reserved)),
+//! the largest |component| of that shape's offsets, so a shape's largest offset component is
+//! exact and every other is within half a step, `s / 65534`, of its value.
 //!
 //! The decoders are the formulas of `docs/format.md`, computed in `f32`.
 
@@ -111,6 +118,40 @@ pub fn unorm16_encode(v: f32, min: f32, extent: f32) -> u16 {
 /// `[min, min + extent]`: half a step plus `f32` rounding of the decode.
 pub fn unorm16_max_error(min: f32, extent: f32) -> f32 {
     extent / 131070.0 + 2.0 * f32::EPSILON * (min.abs() + extent)
+}
+
+/// `scale · max(q / 32767, −1)`, in `f32`: a snorm16 morph offset component (what a GPU's
+/// `snorm16` attribute gives, times the shape's scale).
+pub fn snorm16_decode(q: i16, scale: f32) -> f32 {
+    scale * (q as f32 / 32767.0).max(-1.0)
+}
+
+/// The snorm16 code of `v` against `scale` (nearest, clamped to ±32767, for `|v| ≤ scale`);
+/// 0 when `scale` is 0, negative or not finite, or `v` is not finite.
+#[cfg(feature = "write")]
+pub fn snorm16_encode(v: f32, scale: f32) -> i16 {
+    if !(scale.is_finite() && scale > 0.0 && v.is_finite()) {
+        return 0;
+    }
+    let t = libm::roundf(v / scale * 32767.0);
+    let mut q = t.clamp(-32767.0, 32767.0) as i16;
+    // Nudge by one step when that decodes closer (the f32 division can round the wrong way);
+    // the errors are compared in f64, so that the f32 subtraction rounds neither.
+    let err = |q: i16| (snorm16_decode(q, scale) as f64 - v as f64).abs();
+    for c in [q.saturating_sub(1).max(-32767), q.saturating_add(1)] {
+        if err(c) < err(q) {
+            q = c;
+        }
+    }
+    q
+}
+
+/// The largest error of [`snorm16_decode`]`(`[`snorm16_encode`]`(v, s), s)` for `|v| ≤ s`:
+/// half a step (`s / 65534`), plus `2ε·s` (ε = 2⁻²³) for the `f32` rounding of the decode's
+/// division and product, plus 2⁻¹⁴⁸ for the rounding of a result (and of this bound) below
+/// `f32::MIN_POSITIVE`. For `s` = 1: 1.55·10⁻⁵.
+pub fn snorm16_max_error(scale: f32) -> f32 {
+    scale / 65534.0 + 2.0 * f32::EPSILON * scale + f32::from_bits(2)
 }
 
 /// Blend weights as unorm8 summing to exactly 255 (largest-remainder rounding of

@@ -79,6 +79,14 @@ pub mod kind {
     pub const MORPH_POSITIONS_F32: u32 = 0x0133;
     /// `.mesh` (1.1): `f32×3` per offset, the normal offset (0 where its shape has none).
     pub const MORPH_NORMALS_F32: u32 = 0x0134;
+    /// `.mesh` (1.1): `i16×4` per offset (x, y, z snorm16 against the shape's
+    /// [`position_scale`](super::MorphShapeRecord::position_scale), w = 0), the position
+    /// offset; instead of MORPH_POSITIONS_F32 (`Quantize::AttributesAndPositions`).
+    pub const MORPH_POSITIONS_SNORM16: u32 = 0x0135;
+    /// `.mesh` (1.1): `i16×4` per offset (x, y, z snorm16 against the shape's
+    /// [`normal_scale`](super::MorphShapeRecord::normal_scale), w = 0), the normal offset;
+    /// instead of MORPH_NORMALS_F32 (`Quantize::Attributes` and `AttributesAndPositions`).
+    pub const MORPH_NORMALS_SNORM16: u32 = 0x0136;
 
     /// `.clip`: one [`ClipRecord`](super::ClipRecord).
     pub const CLIP: u32 = 0x0201;
@@ -125,6 +133,8 @@ pub fn kind_name(k: u32) -> Option<&'static str> {
         kind::MORPH_VERTICES => "MORPH_VERTICES",
         kind::MORPH_POSITIONS_F32 => "MORPH_POSITIONS_F32",
         kind::MORPH_NORMALS_F32 => "MORPH_NORMALS_F32",
+        kind::MORPH_POSITIONS_SNORM16 => "MORPH_POSITIONS_SNORM16",
+        kind::MORPH_NORMALS_SNORM16 => "MORPH_NORMALS_SNORM16",
         kind::WEIGHT_TRACKS => "WEIGHT_TRACKS",
         kind::WEIGHTS => "WEIGHTS",
         _ => return None,
@@ -153,6 +163,7 @@ pub fn element_size_of(k: u32) -> Option<u32> {
         kind::MORPH_SHAPES => MORPH_SHAPE_RECORD_SIZE as u32,
         kind::MORPH_VERTICES | kind::WEIGHTS => 4,
         kind::MORPH_POSITIONS_F32 | kind::MORPH_NORMALS_F32 => 12,
+        kind::MORPH_POSITIONS_SNORM16 | kind::MORPH_NORMALS_SNORM16 => 8,
         kind::WEIGHT_TRACKS => WEIGHT_TRACK_RECORD_SIZE as u32,
         _ => return None,
     })
@@ -353,20 +364,46 @@ pub struct MorphShapeRecord {
     /// The target weight at which it applies fully; finite, not 0, above the target's
     /// previous shape's.
     pub full_weight: f32,
-    /// Its first offset in MORPH_VERTICES, MORPH_POSITIONS_F32 and MORPH_NORMALS_F32.
+    /// Its first offset in MORPH_VERTICES and the position and normal offset streams.
     pub first_offset: u32,
     /// Its offsets, from `first_offset`.
     pub offset_count: u32,
     /// Bit 0: its normal offsets are meaningful (else they are 0). Other bits 0.
     pub flags: u32,
-    /// 0.
+    /// The scales of the snorm16 offset streams, as `f32` bits: `reserved[0]` (record offset
+    /// 24, [`SHAPE_POSITION_SCALE_FIELD`]) is [`position_scale`](Self::position_scale) when
+    /// the file has MORPH_POSITIONS_SNORM16, `reserved[1]` (offset 28,
+    /// [`SHAPE_NORMAL_SCALE_FIELD`]) [`normal_scale`](Self::normal_scale) when it has
+    /// MORPH_NORMALS_SNORM16; each finite and ≥ 0. Beside an `f32` stream the word is
+    /// reserved: 0, and not read.
     pub reserved: [u32; 2],
 }
+
+impl MorphShapeRecord {
+    /// The largest |component| of the shape's position offsets, which its
+    /// MORPH_POSITIONS_SNORM16 codes decode against (`reserved[0]` as `f32`; meaningless, 0,
+    /// when the positions are `f32`).
+    pub fn position_scale(&self) -> f32 {
+        f32::from_bits(self.reserved[0])
+    }
+
+    /// The largest |component| of the shape's normal offsets, which its MORPH_NORMALS_SNORM16
+    /// codes decode against (`reserved[1]` as `f32`; meaningless, 0, when the normals are
+    /// `f32`).
+    pub fn normal_scale(&self) -> f32 {
+        f32::from_bits(self.reserved[1])
+    }
+}
+
 /// Size of [`MorphShapeRecord`].
 pub const MORPH_SHAPE_RECORD_SIZE: usize = 32;
 const _: () = assert!(core::mem::size_of::<MorphShapeRecord>() == MORPH_SHAPE_RECORD_SIZE);
 /// [`MorphShapeRecord::flags`] bit: the shape has normal offsets.
 pub const SHAPE_HAS_NORMALS: u32 = 1;
+/// Byte offset in a [`MorphShapeRecord`] of its position scale (`reserved[0]`).
+pub const SHAPE_POSITION_SCALE_FIELD: usize = 24;
+/// Byte offset in a [`MorphShapeRecord`] of its normal scale (`reserved[1]`).
+pub const SHAPE_NORMAL_SCALE_FIELD: usize = 28;
 
 /// One weight track of a `.clip` (16 bytes, 1.1): the morph target it drives.
 #[repr(C)]

@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use super::error::{Kind, LayoutError};
-use super::quantize::{oct_decode, unorm16_decode, weights_decode};
+use super::quantize::{oct_decode, snorm16_decode, unorm16_decode, weights_decode};
 use super::spec::*;
 use crate::model::{
     Bone, Clip, Keyframe, MaterialData, Matrix, MeshPart, Model, MorphShape, MorphTarget, Track,
@@ -564,6 +564,84 @@ impl Weights<'_> {
     }
 }
 
+/// One morph shape's position or normal offsets ([`MeshView::shape_position_offsets`],
+/// [`MeshView::shape_normal_offsets`]), one per vertex the shape moves.
+#[derive(Clone, Copy, Debug)]
+pub enum MorphOffsets<'a> {
+    /// x, y, z as `f32` (MORPH_POSITIONS_F32, MORPH_NORMALS_F32).
+    F32(&'a [[f32; 3]]),
+    /// x, y, z snorm16 (w = 0) decoding as `scale * max(q / 32767, -1)`
+    /// (MORPH_POSITIONS_SNORM16, MORPH_NORMALS_SNORM16).
+    Snorm16 {
+        /// The codes, one `[x, y, z, 0]` per offset.
+        data: &'a [[i16; 4]],
+        /// The shape's scale for this stream (its largest |component|, finite and ≥ 0).
+        scale: f32,
+    },
+}
+
+impl Default for MorphOffsets<'_> {
+    fn default() -> Self {
+        MorphOffsets::F32(&[])
+    }
+}
+
+impl MorphOffsets<'_> {
+    /// Offsets in the run.
+    pub fn len(&self) -> usize {
+        match self {
+            MorphOffsets::F32(d) => d.len(),
+            MorphOffsets::Snorm16 { data, .. } => data.len(),
+        }
+    }
+    /// Whether the run holds no offset.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Offset `i`, decoded.
+    pub fn get(&self, i: usize) -> Option<[f32; 3]> {
+        match self {
+            MorphOffsets::F32(d) => d.get(i).copied(),
+            MorphOffsets::Snorm16 { data, scale } => data
+                .get(i)
+                .map(|q| [0, 1, 2].map(|a| snorm16_decode(q[a], *scale))),
+        }
+    }
+    /// Every offset, decoded (a copy of the slice for `f32`).
+    pub fn to_vec(&self) -> Vec<[f32; 3]> {
+        match self {
+            MorphOffsets::F32(d) => d.to_vec(),
+            MorphOffsets::Snorm16 { .. } => (0..self.len()).filter_map(|i| self.get(i)).collect(),
+        }
+    }
+}
+
+/// A whole morph offset stream (MORPH_POSITIONS_* or MORPH_NORMALS_*), as stored.
+#[derive(Clone, Copy, Debug)]
+enum MorphStream<'a> {
+    F32(&'a [[f32; 3]]),
+    Snorm16(&'a [[i16; 4]]),
+}
+
+impl Default for MorphStream<'_> {
+    fn default() -> Self {
+        MorphStream::F32(&[])
+    }
+}
+
+impl<'a> MorphStream<'a> {
+    /// The run `r` with `scale` (used by a snorm16 stream), empty where `r` is outside.
+    fn run(self, r: Range<usize>, scale: f32) -> MorphOffsets<'a> {
+        match self {
+            MorphStream::F32(d) => MorphOffsets::F32(d.get(r).unwrap_or_default()),
+            MorphStream::Snorm16(d) => MorphOffsets::Snorm16 {
+                data: d.get(r).unwrap_or_default(),
+                scale,
+            },
+        }
+    }
+}
+
 /// The index array: triangle lists, each index local to its part.
 #[derive(Clone, Copy, Debug)]
 pub enum Indices<'a> {
@@ -707,8 +785,8 @@ struct Morphs<'a> {
     targets: &'a [MorphTargetRecord],
     shapes: &'a [MorphShapeRecord],
     vertices: &'a [u32],
-    positions: &'a [[f32; 3]],
-    normals: &'a [[f32; 3]],
+    positions: MorphStream<'a>,
+    normals: MorphStream<'a>,
 }
 
 #[derive(Default)]
@@ -758,8 +836,8 @@ impl<'a> MeshView<'a> {
                 kind::MORPH_TARGETS => &mut s.morph_targets,
                 kind::MORPH_SHAPES => &mut s.morph_shapes,
                 kind::MORPH_VERTICES => &mut s.morph_vertices,
-                kind::MORPH_POSITIONS_F32 => &mut s.morph_positions,
-                kind::MORPH_NORMALS_F32 => &mut s.morph_normals,
+                kind::MORPH_POSITIONS_F32 | kind::MORPH_POSITIONS_SNORM16 => &mut s.morph_positions,
+                kind::MORPH_NORMALS_F32 | kind::MORPH_NORMALS_SNORM16 => &mut s.morph_normals,
                 // A `.clip` section in a `.mesh`: not part of this file type; skipped.
                 _ => return Ok(()),
             };
@@ -1062,9 +1140,11 @@ impl<'a> MeshView<'a> {
     pub fn index_count(&self) -> usize {
         self.indices.len()
     }
-    /// Whether any stream is stored in a compact encoding.
+    /// Whether any stream (vertex or morph offset) is stored in a compact encoding.
     pub fn is_quantized(&self) -> bool {
-        !matches!(self.positions, Positions::F32(_))
+        !matches!(self.morph.positions, MorphStream::F32(_))
+            || !matches!(self.morph.normals, MorphStream::F32(_))
+            || !matches!(self.positions, Positions::F32(_))
             || !matches!(self.normals, Directions::F32(_))
             || !matches!(self.tangents, Directions::F32(_))
             || !matches!(self.uvs, TexCoords::F32(_))
@@ -1226,19 +1306,16 @@ impl<'a> MeshView<'a> {
                             .get(t.first_shape as usize..(t.first_shape + t.shape_count) as usize)
                             .unwrap_or_default()
                             .iter()
-                            .map(|sh| {
-                                let (v, pos, n) = self.shape_offsets(sh);
-                                MorphShape {
-                                    name: self.string(sh.name).into(),
-                                    full_weight: sh.full_weight,
-                                    vertices: v.to_vec(),
-                                    positions: pos.to_vec(),
-                                    normals: if sh.flags & SHAPE_HAS_NORMALS != 0 {
-                                        n.to_vec()
-                                    } else {
-                                        Vec::new()
-                                    },
-                                }
+                            .map(|sh| MorphShape {
+                                name: self.string(sh.name).into(),
+                                full_weight: sh.full_weight,
+                                vertices: self.shape_vertices(sh).to_vec(),
+                                positions: self.shape_position_offsets(sh).to_vec(),
+                                normals: if sh.flags & SHAPE_HAS_NORMALS != 0 {
+                                    self.shape_normal_offsets(sh).to_vec()
+                                } else {
+                                    Vec::new()
+                                },
                             })
                             .collect(),
                     })
@@ -1275,19 +1352,53 @@ impl<'a> MeshView<'a> {
         &t[a..b]
     }
 
-    /// One shape's offsets: the vertices it moves (local to its part), their position offsets
-    /// and normal offsets (zeros unless [`SHAPE_HAS_NORMALS`](super::spec::SHAPE_HAS_NORMALS)).
+    /// One shape's offsets, zero-copy: the vertices it moves (local to its part), their
+    /// position offsets and normal offsets (zeros unless
+    /// [`SHAPE_HAS_NORMALS`](super::spec::SHAPE_HAS_NORMALS)), as the `f32` streams store
+    /// them. A stream the file stores as snorm16 (a quantised file's; the variant of
+    /// [`MeshView::shape_position_offsets`] / [`MeshView::shape_normal_offsets`] says which)
+    /// gives an empty slice here: those two decode either encoding.
     pub fn shape_offsets(
         &self,
         shape: &MorphShapeRecord,
     ) -> (&'a [u32], &'a [[f32; 3]], &'a [[f32; 3]]) {
-        let r = shape.first_offset as usize..(shape.first_offset + shape.offset_count) as usize;
+        let r = offset_run(shape);
         let m = self.morph;
+        let f32s = |s: MorphStream<'a>| match s {
+            MorphStream::F32(d) => d.get(r.clone()).unwrap_or_default(),
+            MorphStream::Snorm16(_) => &[],
+        };
         (
-            m.vertices.get(r.clone()).unwrap_or_default(),
-            m.positions.get(r.clone()).unwrap_or_default(),
-            m.normals.get(r).unwrap_or_default(),
+            self.shape_vertices(shape),
+            f32s(m.positions),
+            f32s(m.normals),
         )
+    }
+
+    /// The vertices a shape moves (local to its part), ascending.
+    pub fn shape_vertices(&self, shape: &MorphShapeRecord) -> &'a [u32] {
+        self.morph
+            .vertices
+            .get(offset_run(shape))
+            .unwrap_or_default()
+    }
+
+    /// A shape's position offsets, one per vertex of [`MeshView::shape_vertices`], in the
+    /// file's encoding (`f32`, or snorm16 against the shape's
+    /// [`position_scale`](MorphShapeRecord::position_scale)); `get` decodes.
+    pub fn shape_position_offsets(&self, shape: &MorphShapeRecord) -> MorphOffsets<'a> {
+        self.morph
+            .positions
+            .run(offset_run(shape), shape.position_scale())
+    }
+
+    /// A shape's normal offsets, one per vertex of [`MeshView::shape_vertices`] (zeros unless
+    /// [`SHAPE_HAS_NORMALS`](super::spec::SHAPE_HAS_NORMALS)), in the file's encoding (`f32`,
+    /// or snorm16 against the shape's [`normal_scale`](MorphShapeRecord::normal_scale)).
+    pub fn shape_normal_offsets(&self, shape: &MorphShapeRecord) -> MorphOffsets<'a> {
+        self.morph
+            .normals
+            .run(offset_run(shape), shape.normal_scale())
     }
 
     /// The materials as the material XML holds them.
@@ -1301,10 +1412,18 @@ impl<'a> MeshView<'a> {
     }
 }
 
-/// The 1.1 morph sections: all five or none; targets in part order with their shapes tiling
-/// MORPH_SHAPES, shapes' offsets tiling the offset streams, full weights finite, non-zero and
-/// ascending per target, each shape's vertices ascending and inside its part. Reads the
-/// records and MORPH_VERTICES (time proportional to the offsets, not to the vertex count).
+/// A shape's run of the offset streams (never overflowing, for a record from anywhere).
+fn offset_run(shape: &MorphShapeRecord) -> Range<usize> {
+    let start = shape.first_offset as usize;
+    start..start.saturating_add(shape.offset_count as usize)
+}
+
+/// The 1.1 morph sections: all five or none (a position and a normal stream, each `f32` or
+/// snorm16); targets in part order with their shapes tiling MORPH_SHAPES, shapes' offsets
+/// tiling the offset streams, full weights finite, non-zero and ascending per target, each
+/// shape's vertices ascending and inside its part, the scales of snorm16 streams finite and
+/// ≥ 0. Reads the records and MORPH_VERTICES (time proportional to the offsets, not to the
+/// vertex count).
 fn parse_morphs<'a>(
     frame: &Frame<'a>,
     s: &MeshSlots,
@@ -1335,25 +1454,46 @@ fn parse_morphs<'a>(
     };
     let (targets_f, shapes_f, vertices_f) = (f(0), f(1), f(2));
     let offsets = vertices_f.count as u64;
-    expect_count(
-        f(3),
-        kind::MORPH_POSITIONS_F32,
-        offsets,
-        "the MORPH_VERTICES count",
-    )?;
-    expect_count(
-        f(4),
-        kind::MORPH_NORMALS_F32,
-        offsets,
-        "the MORPH_VERTICES count",
-    )?;
+    // The kind found in a stream's slot (F32 or SNORM16).
+    let k = |i: usize, default: u32| slots[i].0.map_or(default, |x| x.0);
+    let (positions_k, normals_k) = (
+        k(3, kind::MORPH_POSITIONS_F32),
+        k(4, kind::MORPH_NORMALS_F32),
+    );
+    expect_count(f(3), positions_k, offsets, "the MORPH_VERTICES count")?;
+    expect_count(f(4), normals_k, offsets, "the MORPH_VERTICES count")?;
+    let stream = |k: u32, found: Found| -> Result<MorphStream<'a>, LayoutError> {
+        Ok(match k {
+            kind::MORPH_POSITIONS_SNORM16 | kind::MORPH_NORMALS_SNORM16 => {
+                MorphStream::Snorm16(frame.slice(found)?)
+            }
+            _ => MorphStream::F32(frame.slice(found)?),
+        })
+    };
     let m = Morphs {
         targets: frame.slice(targets_f)?,
         shapes: frame.slice(shapes_f)?,
         vertices: frame.slice(vertices_f)?,
-        positions: frame.slice(f(3))?,
-        normals: frame.slice(f(4))?,
+        positions: stream(positions_k, f(3))?,
+        normals: stream(normals_k, f(4))?,
     };
+    // The scale words that carry a scale: those of the snorm16 streams (beside an f32 stream
+    // the word is reserved, and not read).
+    type Scale = fn(&MorphShapeRecord) -> f32;
+    let scaled: [(bool, usize, Scale, &'static str); 2] = [
+        (
+            positions_k == kind::MORPH_POSITIONS_SNORM16,
+            SHAPE_POSITION_SCALE_FIELD,
+            MorphShapeRecord::position_scale,
+            "position offset scale not finite and ≥ 0",
+        ),
+        (
+            normals_k == kind::MORPH_NORMALS_SNORM16,
+            SHAPE_NORMAL_SCALE_FIELD,
+            MorphShapeRecord::normal_scale,
+            "normal offset scale not finite and ≥ 0",
+        ),
+    ];
     let bad = |offset: usize, what: &'static str| LayoutError::BadMorph { offset, what };
     let (mut next_shape, mut next_offset, mut last_part) = (0u64, 0u64, 0u32);
     for (i, t) in m.targets.iter().enumerate() {
@@ -1399,6 +1539,12 @@ fn parse_morphs<'a>(
                     vertices_f.offset + 4 * sh.first_offset as usize,
                     "shape's vertices not ascending or past its part",
                 ));
+            }
+            for (used, field, scale, what) in scaled {
+                let scale = scale(sh);
+                if used && !(scale.is_finite() && scale >= 0.0) {
+                    return Err(bad(at(field), what));
+                }
             }
         }
     }

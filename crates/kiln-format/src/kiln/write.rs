@@ -4,21 +4,23 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::error::WriteError;
-use super::quantize::{oct_encode, unorm16_encode, weights_encode};
+use super::quantize::{oct_encode, snorm16_encode, unorm16_encode, weights_encode};
 use super::spec::*;
 use crate::model::{Clip, MaterialData, Matrix, Model};
 use crate::sink::Sink;
 
-/// Which vertex streams [`write_mesh`] stores compactly.
+/// Which vertex streams (and morph offset streams) [`write_mesh`] stores compactly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Quantize {
-    /// Every stream in `f32` (68 bytes per vertex); bit-exact.
+    /// Every stream in `f32` (68 bytes per vertex, 28 per morph offset); bit-exact.
     #[default]
     None,
-    /// Normals and tangents octahedral snorm16, UVs unorm16, weights unorm8; positions stay
-    /// `f32` (36 bytes per vertex).
+    /// Normals and tangents octahedral snorm16, UVs unorm16, weights unorm8, morph normal
+    /// offsets snorm16 against a per-shape scale; positions and morph position offsets stay
+    /// `f32` (36 bytes per vertex, 24 per morph offset).
     Attributes,
-    /// As [`Quantize::Attributes`], and positions unorm16 against the bounds (32 bytes).
+    /// As [`Quantize::Attributes`], and positions unorm16 against the bounds, morph position
+    /// offsets snorm16 against a per-shape scale (32 bytes per vertex, 20 per morph offset).
     AttributesAndPositions,
 }
 
@@ -38,7 +40,10 @@ pub struct MeshOptions<'a> {
 /// The model must be what the layout can express (which `kiln_extract::extract` guarantees):
 /// bone `index` equal to its position, parents earlier than their children, part bones -1 or
 /// a bone, triangle lists with indices below the part's vertex count, integer blend indices
-/// below 65536, and (when quantising) finite positions and UVs.
+/// below 65536, and (when quantising) finite positions and UVs, and (with
+/// [`Quantize::AttributesAndPositions`]) finite morph position offsets. A quantised morph
+/// normal offset with a component that is not finite is stored as no offset (as a vertex
+/// normal that is not finite is stored as +Z).
 pub fn write_mesh(
     model: &Model,
     materials: &[MaterialData],
@@ -288,16 +293,19 @@ pub fn encode_mesh(
     } else {
         out.push_iter(kind::INDICES_U32, index_total, indices());
     }
-    morph_sections(model, &mut strings, &mut out)?;
+    morph_sections(model, options.quantize, &mut strings, &mut out)?;
     out.push_strings(strings)?;
     Ok(MeshFile { file: out })
 }
 
 /// The 1.1 morph sections of a model whose parts have morph targets (none otherwise, so such
 /// a file stays 1.0): targets in part order, shapes in target order, the offsets of each shape
-/// as one run of the three offset streams.
+/// as one run of the three offset streams. Quantised, an offset stream is snorm16 against a
+/// per-shape scale (the largest |component| of the shape's offsets in that stream), which the
+/// shape record keeps in its `reserved` words; `f32`, those stay 0 (the files of before).
 fn morph_sections(
     model: &Model,
+    quantize: Quantize,
     strings: &mut Strings,
     out: &mut FileBuilder,
 ) -> Result<(), WriteError> {
@@ -307,6 +315,9 @@ fn morph_sections(
     let bad = |part: usize, what: alloc::string::String| WriteError::Morph { part, what };
     let (mut targets, mut shapes) = (Vec::new(), Vec::new());
     let (mut vertices, mut positions, mut normals) = (Vec::new(), Vec::new(), Vec::new());
+    let quantize_normals = quantize != Quantize::None;
+    let quantize_positions = quantize == Quantize::AttributesAndPositions;
+    let (mut positions_q, mut normals_q) = (Vec::new(), Vec::new());
     for (p, mesh) in model.meshes.iter().enumerate() {
         for (t, target) in mesh.morph_targets.iter().enumerate() {
             if target.shapes.is_empty() {
@@ -359,6 +370,48 @@ fn morph_sections(
                         ),
                     ));
                 }
+                let mut reserved = [0u32; 2];
+                if quantize_positions {
+                    if let Some(i) = shape
+                        .positions
+                        .iter()
+                        .position(|d| !d.iter().all(|c| c.is_finite()))
+                    {
+                        return Err(bad(
+                            p,
+                            alloc::format!(
+                                "morph target {t} shape {k}: position offset {i} is not finite (quantised offsets must be)"
+                            ),
+                        ));
+                    }
+                    let scale = snorm16_scale(&shape.positions);
+                    reserved[0] = scale.to_bits();
+                    positions_q.extend(shape.positions.iter().map(|d| snorm16_offset(*d, scale)));
+                } else {
+                    positions.extend_from_slice(&shape.positions);
+                }
+                if quantize_normals {
+                    // A normal offset that is not finite counts as none.
+                    let finite = |d: &[f32; 3]| {
+                        if d.iter().all(|c| c.is_finite()) {
+                            *d
+                        } else {
+                            [0.0; 3]
+                        }
+                    };
+                    let clean: Vec<[f32; 3]> = shape.normals.iter().map(finite).collect();
+                    let scale = snorm16_scale(&clean);
+                    reserved[1] = scale.to_bits();
+                    if clean.is_empty() {
+                        normals_q.resize(normals_q.len() + n, [0i16; 4]);
+                    } else {
+                        normals_q.extend(clean.iter().map(|d| snorm16_offset(*d, scale)));
+                    }
+                } else if shape.normals.is_empty() {
+                    normals.resize(normals.len() + n, [0.0f32; 3]);
+                } else {
+                    normals.extend_from_slice(&shape.normals);
+                }
                 shapes.push(MorphShapeRecord {
                     name: strings.add(&shape.name)?,
                     full_weight: w,
@@ -369,15 +422,9 @@ fn morph_sections(
                     } else {
                         SHAPE_HAS_NORMALS
                     },
-                    reserved: [0; 2],
+                    reserved,
                 });
                 vertices.extend_from_slice(&shape.vertices);
-                positions.extend_from_slice(&shape.positions);
-                if shape.normals.is_empty() {
-                    normals.resize(normals.len() + n, [0.0f32; 3]);
-                } else {
-                    normals.extend_from_slice(&shape.normals);
-                }
             }
         }
     }
@@ -386,9 +433,33 @@ fn morph_sections(
     out.push(kind::MORPH_TARGETS, &targets);
     out.push(kind::MORPH_SHAPES, &shapes);
     out.push(kind::MORPH_VERTICES, &vertices);
-    out.push(kind::MORPH_POSITIONS_F32, &positions);
-    out.push(kind::MORPH_NORMALS_F32, &normals);
+    if quantize_positions {
+        out.push(kind::MORPH_POSITIONS_SNORM16, &positions_q);
+    } else {
+        out.push(kind::MORPH_POSITIONS_F32, &positions);
+    }
+    if quantize_normals {
+        out.push(kind::MORPH_NORMALS_SNORM16, &normals_q);
+    } else {
+        out.push(kind::MORPH_NORMALS_F32, &normals);
+    }
     Ok(())
+}
+
+/// The scale of a shape's snorm16 offsets: their largest |component| (finite offsets), 0 for
+/// none.
+fn snorm16_scale(offsets: &[[f32; 3]]) -> f32 {
+    offsets.iter().flatten().fold(0.0f32, |m, c| m.max(c.abs()))
+}
+
+/// One offset as MORPH_*_SNORM16 stores it: x, y, z against `scale`, and 0.
+fn snorm16_offset(d: [f32; 3], scale: f32) -> [i16; 4] {
+    [
+        snorm16_encode(d[0], scale),
+        snorm16_encode(d[1], scale),
+        snorm16_encode(d[2], scale),
+        0,
+    ]
 }
 
 /// Encodes a clip as a kiln-layout `.clip`: one key per bone per frame, frame-major.
@@ -773,6 +844,8 @@ impl FileBuilder {
                     | kind::MORPH_VERTICES
                     | kind::MORPH_POSITIONS_F32
                     | kind::MORPH_NORMALS_F32
+                    | kind::MORPH_POSITIONS_SNORM16
+                    | kind::MORPH_NORMALS_SNORM16
                     | kind::WEIGHT_TRACKS
                     | kind::WEIGHTS
             )

@@ -2,7 +2,8 @@
  * tests/c_reader.rs to compare with what kiln-format reads from the same files.
  * Usage: read_kiln FILE...   (a file starting with KILNCLIP is read as a clip, else as a mesh)
  * Hashes are FNV-1a 64 over the decoded values' bits (little-endian), so the C decoders are
- * compared bit for bit with kiln-format's. */
+ * compared bit for bit with kiln-format's; 1.1 morph targets and weight tracks are printed
+ * value by value (as f32 bits). */
 #define KILN_IMPLEMENTATION
 #include "kiln.h"
 
@@ -31,6 +32,53 @@ static void print_str(const char *strings, kiln_str s) {
 
 static void print_tex(const kiln_mesh *m, uint32_t t) {
     if (t != KILN_NONE) print_str(m->strings, m->textures[t].path);
+}
+
+/* 1.1 morph targets: every record, and every offset decoded one by one; the bulk decoder must
+ * give the same bits. */
+static void print_morphs(const kiln_mesh *m) {
+    uint32_t i, j, first, count;
+    if (!m->morph_targets) { printf("morphs none\n"); return; }
+    printf("morphs %u %u %u %s %s\n", m->morph_target_count, m->morph_shape_count, m->morph_offset_count,
+           m->morph_positions_f32 ? "f32" : "snorm16", m->morph_normals_f32 ? "f32" : "snorm16");
+    for (i = 0; i < m->part_count; i++) {
+        count = kiln_mesh_part_morph_targets(m, i, &first);
+        printf("part_targets %u %u %u\n", i, first, count);
+    }
+    for (i = 0; i < m->morph_target_count; i++) {
+        const kiln_morph_target *t = &m->morph_targets[i];
+        printf("target %u %u ", i, t->part);
+        print_str(m->strings, t->name);
+        printf(" %08x %u %u\n", bits(t->default_weight), t->first_shape, t->shape_count);
+    }
+    for (i = 0; i < m->morph_shape_count; i++) {
+        const kiln_morph_shape *s = &m->morph_shapes[i];
+        uint32_t got, *vs = (uint32_t *)malloc(4 * (size_t)s->offset_count + 4);
+        float *ps = (float *)malloc(12 * (size_t)s->offset_count + 12);
+        float *ns = (float *)malloc(12 * (size_t)s->offset_count + 12);
+        if (!vs || !ps || !ns) { printf("out of memory\n"); free(vs); free(ps); free(ns); return; }
+        printf("shape %u ", i);
+        print_str(m->strings, s->name);
+        printf(" %08x %u %u %u %08x %08x\n", bits(s->full_weight), s->flags, s->first_offset, s->offset_count,
+               bits(s->position_scale), bits(s->normal_scale));
+        got = kiln_mesh_morph_shape_decode(m, i, vs, ps, ns);
+        if (got != s->offset_count) printf("bulk decode gave %u of %u\n", got, s->offset_count);
+        for (j = 0; j < s->offset_count; j++) {
+            uint32_t v = 0;
+            float p[3], q[3];
+            kiln_mesh_morph_offset(m, i, j, &v, p, q);
+            printf("offset %u %u %u %08x %08x %08x %08x %08x %08x\n", i, j, v, bits(p[0]), bits(p[1]), bits(p[2]),
+                   bits(q[0]), bits(q[1]), bits(q[2]));
+            if (vs[j] != v || memcmp(ps + 3 * (size_t)j, p, 12) != 0 || memcmp(ns + 3 * (size_t)j, q, 12) != 0)
+                printf("bulk decode differs at %u %u\n", i, j);
+        }
+        /* Out of range: refused, nothing written. */
+        if (kiln_mesh_morph_offset(m, i, s->offset_count, NULL, NULL, NULL) != 0) printf("offset past the shape accepted\n");
+        free(vs); free(ps); free(ns);
+    }
+    if (kiln_mesh_morph_offset(m, m->morph_shape_count, 0, NULL, NULL, NULL) != 0 ||
+        kiln_mesh_morph_shape_decode(m, m->morph_shape_count, NULL, NULL, NULL) != 0)
+        printf("shape past the end accepted\n");
 }
 
 static int read_mesh(const uint8_t *d, size_t n) {
@@ -83,6 +131,7 @@ static int read_mesh(const uint8_t *d, size_t n) {
         h = fnv(h, &x, 4);
     }
     printf("vertex_hash %016llx\n", (unsigned long long)h);
+    print_morphs(&m);
     printf("checksum %s\n", kiln_verify_checksum(d, n) == KILN_OK ? "ok" : "bad");
     return 1;
 }
@@ -105,6 +154,15 @@ static int read_clip(const uint8_t *d, size_t n) {
     h = fnv(h, c.frame_times, 4 * (size_t)c.frame_count);
     h = fnv(h, c.keys, sizeof(kiln_key) * (size_t)c.frame_count * c.track_count);
     printf("key_hash %016llx\n", (unsigned long long)h);
+    printf("weight_tracks %u\n", c.weight_track_count);
+    for (i = 0; i < c.weight_track_count; i++) {
+        uint32_t f;
+        printf("weight_track %u %u %u", i, c.weight_tracks[i].part, c.weight_tracks[i].target);
+        for (f = 0; f < c.frame_count; f++) printf(" %08x", bits(kiln_clip_weight(&c, f, i)));
+        printf("\n");
+    }
+    if (kiln_clip_weight(&c, c.frame_count, 0) != 0.0f || kiln_clip_weight(&c, 0, c.weight_track_count) != 0.0f)
+        printf("weight out of range is not 0\n");
     printf("checksum %s\n", kiln_verify_checksum(d, n) == KILN_OK ? "ok" : "bad");
     return 1;
 }
@@ -112,7 +170,8 @@ static int read_clip(const uint8_t *d, size_t n) {
 int main(int argc, char **argv) {
     int a;
     if (sizeof(kiln_bone) != 144 || sizeof(kiln_part) != 48 || sizeof(kiln_material) != 96 ||
-        sizeof(kiln_key) != 40 || sizeof(kiln_quantization) != 48 || sizeof(kiln_clip_record) != 32) {
+        sizeof(kiln_key) != 40 || sizeof(kiln_quantization) != 48 || sizeof(kiln_clip_record) != 32 ||
+        sizeof(kiln_morph_target) != 32 || sizeof(kiln_morph_shape) != 32 || sizeof(kiln_weight_track) != 16) {
         printf("record sizes differ from docs/format.md\n");
         return 2;
     }
