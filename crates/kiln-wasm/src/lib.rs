@@ -1,0 +1,227 @@
+//! kiln for JavaScript: the package `scripts/build-web` builds into `web/pkg` (wasm-bindgen).
+//!
+//! - `convert(bytes, fileName, resources, options)` → `{ files: [{ name, bytes }], warnings,
+//!   summary }`: the conversion `kiln convert` runs, in memory, over the facade's
+//!   `kiln::convert_memory`. `resources` is a `Map` (or a plain object) from the names the
+//!   model refers to (an OBJ's `.mtl`, textures; paths relative to the model) to their bytes
+//!   (`Uint8Array`), or a function `name → Uint8Array | undefined`; `options` is
+//!   `{ layout: "kiln" | "classic", quantize: "none" | "attributes" | "all", static: boolean,
+//!   clipRate: number }`, every field optional. The outputs equal the CLI's byte for byte.
+//! - `inspect(bytes, fileName)` → what a `.mesh` or `.clip` holds (kiln or classic layout).
+//! - `version()`.
+//!
+//! Errors are JS exceptions (`Error`) whose message is the line the CLI prints after
+//! `kiln: error: `. Nothing panics across the boundary: a panic (a kiln bug) becomes such an
+//! error too, never a trap. No global state.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+
+use js_sys::{Array, Function, Map, Object, Reflect, Uint8Array};
+use kiln::load::{FileKind, Files};
+use kiln::{ConvertOptions, Layout};
+use wasm_bindgen::prelude::*;
+
+/// kiln's version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").into()
+}
+
+/// The resources, read through whatever JavaScript gave.
+struct Resources {
+    source: JsValue,
+}
+
+impl Resources {
+    fn get(&self, name: &str) -> Option<Vec<u8>> {
+        let key = JsValue::from_str(name);
+        let value = if let Some(f) = self.source.dyn_ref::<Function>() {
+            f.call1(&JsValue::NULL, &key).ok()?
+        } else if let Some(m) = self.source.dyn_ref::<Map>() {
+            m.get(&key)
+        } else if self.source.is_object() {
+            Reflect::get(&self.source, &key).ok()?
+        } else {
+            return None;
+        };
+        value.dyn_ref::<Uint8Array>().map(Uint8Array::to_vec)
+    }
+}
+
+impl Files for Resources {
+    fn read(&mut self, path: &Path) -> std::io::Result<Vec<u8>> {
+        let name = path.to_string_lossy().replace('\\', "/");
+        let name = name.strip_prefix("./").unwrap_or(&name);
+        self.get(name)
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+    }
+
+    fn is_file(&mut self, path: &Path) -> bool {
+        self.read(path).is_ok()
+    }
+}
+
+fn field(options: &JsValue, name: &str) -> JsValue {
+    if options.is_object() {
+        Reflect::get(options, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+fn convert_options(file_name: &str, options: &JsValue) -> Result<ConvertOptions, String> {
+    let bad = |what: &str, v: &JsValue| format!("{file_name}: option {what}: {v:?} is not allowed");
+    let layout = field(options, "layout");
+    let mut o = ConvertOptions::with_layout(match layout.as_string().as_deref() {
+        None if layout.is_undefined() => Layout::Kiln,
+        Some("kiln") => Layout::Kiln,
+        Some("classic") => Layout::Classic,
+        _ => return Err(bad("layout (\"kiln\" or \"classic\")", &layout)),
+    });
+    let quantize = field(options, "quantize");
+    o.encode.quantize = match quantize.as_string().as_deref() {
+        None if quantize.is_undefined() => kiln::format::kiln::Quantize::None,
+        Some("none") => kiln::format::kiln::Quantize::None,
+        Some("attributes") => kiln::format::kiln::Quantize::Attributes,
+        Some("all") => kiln::format::kiln::Quantize::AttributesAndPositions,
+        _ => {
+            return Err(bad(
+                "quantize (\"none\", \"attributes\" or \"all\")",
+                &quantize,
+            ));
+        }
+    };
+    o.load.pre_transform = field(options, "static").is_truthy();
+    let rate = field(options, "clipRate");
+    if !rate.is_undefined() && !rate.is_null() {
+        match rate.as_f64() {
+            Some(r) if r.is_finite() && r > 0.0 => o.load.clip_frame_rate = Some(r),
+            _ => return Err(bad("clipRate (frames per second)", &rate)),
+        }
+    }
+    Ok(o)
+}
+
+fn set(object: &Object, key: &str, value: &JsValue) {
+    let _ = Reflect::set(object, &JsValue::from_str(key), value);
+}
+
+/// Runs `f`, turning a panic into the error a user reports.
+fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, JsError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(message)) => Err(JsError::new(&message)),
+        Err(_) => Err(JsError::new("internal error (please report it): a panic")),
+    }
+}
+
+/// Converts the model `bytes` named `fileName`; see the module's documentation.
+#[wasm_bindgen]
+pub fn convert(
+    bytes: &[u8],
+    #[wasm_bindgen(js_name = fileName)] file_name: &str,
+    resources: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsError> {
+    guarded(|| {
+        let o = convert_options(file_name, &options)?;
+        let mut files = Resources { source: resources };
+        let converted =
+            kiln::convert_memory(bytes, file_name, &mut files, &o).map_err(|e| e.to_string())?;
+        let out = Object::new();
+        let list = Array::new();
+        for f in &converted.files {
+            let entry = Object::new();
+            set(&entry, "name", &JsValue::from_str(&f.name));
+            set(&entry, "bytes", &Uint8Array::from(&f.bytes[..]).into());
+            list.push(&entry);
+        }
+        set(&out, "files", &list.into());
+        let warnings = Array::new();
+        for w in &converted.warnings {
+            warnings.push(&JsValue::from_str(&w.to_string()));
+        }
+        set(&out, "warnings", &warnings.into());
+        set(
+            &out,
+            "summary",
+            &JsValue::from_str(&converted.summary.to_string()),
+        );
+        Ok(out.into())
+    })
+}
+
+/// What a `.mesh` or `.clip` (kiln or classic layout) holds: `{ kind: "mesh", bones: [{ name,
+/// parent }], parts: [{ name, material, vertices, triangles, morphTargets: [name] }] }` or
+/// `{ kind: "clip", name, frames, frameRate, tracks, weightTracks }`.
+#[wasm_bindgen]
+pub fn inspect(
+    bytes: &[u8],
+    #[wasm_bindgen(js_name = fileName)] file_name: &str,
+) -> Result<JsValue, JsError> {
+    guarded(|| {
+        let at = |e: &dyn std::fmt::Display| format!("{file_name}: {e}");
+        let out = Object::new();
+        let model = match FileKind::of(Path::new(file_name), bytes) {
+            FileKind::KilnMesh => Some(
+                kiln::format::kiln::MeshView::parse(bytes)
+                    .map_err(|e| at(&e))?
+                    .to_model(),
+            ),
+            FileKind::ClassicMesh => {
+                Some(kiln::format::classic::read_mesh(bytes).map_err(|e| at(&e))?)
+            }
+            _ => None,
+        };
+        if let Some(model) = model {
+            set(&out, "kind", &"mesh".into());
+            let bones = Array::new();
+            for b in &model.bones {
+                let e = Object::new();
+                set(&e, "name", &JsValue::from_str(&b.name));
+                set(&e, "parent", &JsValue::from(b.parent));
+                bones.push(&e);
+            }
+            set(&out, "bones", &bones.into());
+            let parts = Array::new();
+            for p in &model.meshes {
+                let e = Object::new();
+                set(&e, "name", &JsValue::from_str(&p.name));
+                set(&e, "material", &JsValue::from_str(&p.material_name));
+                set(&e, "vertices", &JsValue::from(p.vertices.len() as u32));
+                set(
+                    &e,
+                    "triangles",
+                    &JsValue::from((p.indices.len() / 3) as u32),
+                );
+                let targets = Array::new();
+                for t in &p.morph_targets {
+                    targets.push(&JsValue::from_str(&t.name));
+                }
+                set(&e, "morphTargets", &targets.into());
+                parts.push(&e);
+            }
+            set(&out, "parts", &parts.into());
+            return Ok(out.into());
+        }
+        let clip = match FileKind::of(Path::new(file_name), bytes) {
+            FileKind::KilnClip => kiln::format::kiln::ClipView::parse(bytes)
+                .map_err(|e| at(&e))?
+                .to_clip(),
+            FileKind::ClassicClip => kiln::format::classic::read_clip(bytes).map_err(|e| at(&e))?,
+            _ => return Err(at(&"not a .mesh or .clip kiln writes")),
+        };
+        set(&out, "kind", &"clip".into());
+        set(&out, "name", &JsValue::from_str(&clip.name));
+        set(&out, "frames", &JsValue::from(clip.frame_count));
+        set(&out, "frameRate", &JsValue::from(clip.frame_rate));
+        set(&out, "tracks", &JsValue::from(clip.tracks.len() as u32));
+        set(
+            &out,
+            "weightTracks",
+            &JsValue::from(clip.weight_tracks.len() as u32),
+        );
+        Ok(out.into())
+    })
+}
