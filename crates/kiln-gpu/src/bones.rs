@@ -86,36 +86,14 @@ impl BoneTexture {
             };
             let texels = layout.pack_page(bake, page);
             let view = gpu.scoped("uploading the bone texture", || {
-                let texture = gpu.device().create_texture(&wgpu::TextureDescriptor {
-                    label: Some("kiln bone matrices"),
+                gpu.texture_with_data(
+                    "kiln bone matrices",
                     size,
-                    mip_level_count: 1,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: wgpu::TextureFormat::Rgba32Float,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                    view_formats: &[],
-                });
-                gpu.queue().write_texture(
-                    wgpu::TexelCopyTextureInfo {
-                        texture: &texture,
-                        mip_level: 0,
-                        origin: wgpu::Origin3d::ZERO,
-                        aspect: wgpu::TextureAspect::All,
-                    },
+                    wgpu::TextureFormat::Rgba32Float,
                     bytemuck::cast_slice(&texels),
-                    wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(layout.width() * 16),
-                        rows_per_image: Some(layout.height()),
-                    },
-                    size,
-                );
-                texture.create_view(&wgpu::TextureViewDescriptor {
-                    label: Some("kiln bone matrices"),
-                    dimension: Some(wgpu::TextureViewDimension::D2Array),
-                    ..Default::default()
-                })
+                    layout.width() * 16,
+                    wgpu::TextureViewDimension::D2Array,
+                )
             })?;
             pages.push(view);
         }

@@ -361,4 +361,48 @@ impl Gpu {
         }
         Ok(buffer)
     }
+
+    /// A 2D texture (array) of `format` holding `data` (rows of `bytes_per_row`, `size.height`
+    /// rows per layer), created and written without an error scope (callers run it in
+    /// [`Gpu::scoped`]), and its view as `dimension`.
+    pub(crate) fn texture_with_data(
+        &self,
+        label: &str,
+        size: wgpu::Extent3d,
+        format: wgpu::TextureFormat,
+        data: &[u8],
+        bytes_per_row: u32,
+        dimension: wgpu::TextureViewDimension,
+    ) -> wgpu::TextureView {
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        self.queue().write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            data,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(bytes_per_row),
+                rows_per_image: Some(size.height),
+            },
+            size,
+        );
+        texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some(label),
+            dimension: Some(dimension),
+            ..Default::default()
+        })
+    }
 }

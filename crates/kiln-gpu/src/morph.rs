@@ -74,36 +74,14 @@ impl WeightTexture {
             depth_or_array_layers: weights.layers,
         };
         let view = gpu.scoped("uploading the weight texture", || {
-            let texture = gpu.device().create_texture(&wgpu::TextureDescriptor {
-                label: Some("kiln morph weights"),
+            gpu.texture_with_data(
+                "kiln morph weights",
                 size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::R32Float,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            });
-            gpu.queue().write_texture(
-                wgpu::TexelCopyTextureInfo {
-                    texture: &texture,
-                    mip_level: 0,
-                    origin: wgpu::Origin3d::ZERO,
-                    aspect: wgpu::TextureAspect::All,
-                },
+                wgpu::TextureFormat::R32Float,
                 bytemuck::cast_slice(&weights.texels),
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(weights.width * 4),
-                    rows_per_image: Some(weights.height),
-                },
-                size,
-            );
-            texture.create_view(&wgpu::TextureViewDescriptor {
-                label: Some("kiln morph weights"),
-                dimension: Some(wgpu::TextureViewDimension::D2Array),
-                ..Default::default()
-            })
+                weights.width * 4,
+                wgpu::TextureViewDimension::D2Array,
+            )
         })?;
         Ok(WeightTexture {
             view,

@@ -607,32 +607,14 @@ pub fn render(
         words.extend_from_slice(bytemuck::cast_slice(&[m.texture.is_some() as u32, 0, 0, 0]));
         let uniform = gpu.buffer_init("preview material", &words, wgpu::BufferUsages::UNIFORM)?;
         let group = gpu.scoped("uploading a material texture", || {
-            let texture = device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("kiln material texture"),
+            let view = gpu.texture_with_data(
+                "kiln material texture",
                 size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8Unorm,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            });
-            gpu.queue().write_texture(
-                wgpu::TexelCopyTextureInfo {
-                    texture: &texture,
-                    mip_level: 0,
-                    origin: wgpu::Origin3d::ZERO,
-                    aspect: wgpu::TextureAspect::All,
-                },
+                wgpu::TextureFormat::Rgba8Unorm,
                 &image.rgba,
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(4 * image.width),
-                    rows_per_image: Some(image.height),
-                },
-                size,
+                4 * image.width,
+                wgpu::TextureViewDimension::D2,
             );
-            let view = texture.create_view(&Default::default());
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("kiln preview material"),
                 layout: &group1_layout,
