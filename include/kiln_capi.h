@@ -30,7 +30,7 @@ typedef int (*kiln_loader)(void *user, const char *name, kiln_bytes *out);
 /* Options, as the CLI's. Zero-initialised: `kiln convert FILE`. */
 typedef struct kiln_options {
     uint32_t layout;      /* 0: kiln layout; 1: classic (--layout classic) */
-    uint32_t quantize;    /* 0: none; 1: attributes; 2: attributes and positions (--quantize) */
+    uint32_t quantize;    /* 0: none; 1: --quantize; 2: --quantize-positions */
     uint32_t static_mesh; /* non-zero: --static */
     double clip_rate;     /* --clip-rate FPS; 0: the animation's own */
 } kiln_options;

@@ -57,8 +57,8 @@ pub type KilnLoader = Option<
 pub struct KilnOptions {
     /// 0: the kiln layout; 1: the classic layout (`--layout classic`).
     pub layout: u32,
-    /// 0: none; 1: attributes (`--quantize attributes`); 2: attributes and positions
-    /// (`--quantize all`).
+    /// 0: none; 1: attributes (`--quantize`); 2: attributes and positions
+    /// (`--quantize-positions`).
     pub quantize: u32,
     /// Non-zero: `--static` (node transforms baked into the vertices, no clips).
     pub static_mesh: u32,

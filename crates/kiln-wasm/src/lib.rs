@@ -6,7 +6,8 @@
 //!   model refers to (an OBJ's `.mtl`, textures; paths relative to the model) to their bytes
 //!   (`Uint8Array`), or a function `name → Uint8Array | undefined`; `options` is
 //!   `{ layout: "kiln" | "classic", quantize: "none" | "attributes" | "all", static: boolean,
-//!   clipRate: number }`, every field optional. The outputs equal the CLI's byte for byte.
+//!   clipRate: number }` (the CLI's `--layout`, `--quantize` / `--quantize-positions`,
+//!   `--static`, `--clip-rate`), every field optional. The outputs equal the CLI's byte for byte.
 //! - `inspect(bytes, fileName)` → what a `.mesh` or `.clip` holds (kiln or classic layout).
 //! - `version()`.
 //!
