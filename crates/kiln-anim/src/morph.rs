@@ -181,6 +181,9 @@ pub fn track_weights(
     let Some(clip) = clip else {
         return;
     };
+    // A track of a target past `targets` is left out, however long `out` is.
+    let n = out.len().min(targets.len());
+    let out = &mut out[..n];
     for w in clip
         .weight_tracks
         .iter()
@@ -189,9 +192,6 @@ pub fn track_weights(
         let (Some(slot), Some(&last)) = (out.get_mut(w.target as usize), w.weights.last()) else {
             continue;
         };
-        if w.target as usize >= targets.len() {
-            continue;
-        }
         let at = |f: usize| w.weights.get(f).copied().unwrap_or(last);
         let (x, y) = (at(current), at(next));
         *slot = x + (y - x) * t;

@@ -49,25 +49,17 @@ pub struct WeightBake {
 impl WeightBake {
     /// The column of part `part`'s target `target`.
     pub fn column(&self, part: usize, target: usize) -> Option<usize> {
-        let first = *self.first_target.get(part)? as usize;
-        let end = self
-            .first_target
-            .get(part + 1)
-            .map_or(self.width as usize, |&e| e as usize);
-        (first + target < end).then_some(first + target)
+        let columns = self.part_columns(part);
+        (target < columns.len()).then_some(columns.start + target)
     }
 
-    /// The columns of part `part`'s targets.
+    /// The columns of part `part`'s targets (empty for a part without targets or past the
+    /// model).
     pub fn part_columns(&self, part: usize) -> core::ops::Range<usize> {
-        let first = self
-            .first_target
-            .get(part)
-            .map_or(self.width as usize, |&f| f as usize);
-        let end = self
-            .first_target
-            .get(part + 1)
-            .map_or(self.width as usize, |&e| e as usize);
-        first..end.max(first)
+        let width = self.width as usize;
+        let at = |p: usize| self.first_target.get(p).map_or(width, |&f| f as usize);
+        let first = at(part);
+        first..at(part + 1).max(first)
     }
 
     /// The weights of one row (one frame of one clip), one per target.
@@ -140,24 +132,20 @@ pub fn bake_weights(model: &Model, clips: &[Clip], height: u32) -> Option<Weight
     };
     let layers = frame_counts.len();
     let rows = height as usize;
-    let mut texels = Vec::with_capacity(layers * rows * width);
-    for _ in 0..layers * rows {
-        texels.extend_from_slice(&default_weights);
-    }
+    let mut bake = WeightBake {
+        width: width as u32,
+        height,
+        layers: layers as u32,
+        texels: default_weights.repeat(layers * rows),
+        first_target,
+        default_weights,
+        frame_counts,
+    };
     for (c, clip) in clips.iter().enumerate() {
-        let frames = frame_counts[c] as usize;
+        let frames = bake.frame_counts[c] as usize;
         for track in &clip.weight_tracks {
-            let Some(&first) = first_target.get(track.part as usize) else {
-                continue;
-            };
-            let end = first_target
-                .get(track.part as usize + 1)
-                .map_or(width, |&e| e as usize);
-            let column = first as usize + track.target as usize;
-            if column >= end {
-                continue;
-            }
-            let Some(&last) = track.weights.last() else {
+            let column = bake.column(track.part as usize, track.target as usize);
+            let (Some(column), Some(&last)) = (column, track.weights.last()) else {
                 continue;
             };
             for row in 0..rows {
@@ -167,19 +155,11 @@ pub fn bake_weights(model: &Model, clips: &[Clip], height: u32) -> Option<Weight
                     .get(row.min(frames - 1))
                     .copied()
                     .unwrap_or(last);
-                texels[(c * rows + row) * width + column] = w;
+                bake.texels[(c * rows + row) * width + column] = w;
             }
         }
     }
-    Some(WeightBake {
-        width: width as u32,
-        height,
-        layers: layers as u32,
-        first_target,
-        default_weights,
-        frame_counts,
-        texels,
-    })
+    Some(bake)
 }
 
 #[cfg(test)]
