@@ -7,8 +7,10 @@
 //! target, shapes ascending. A delta whose vertex is past its part, or beyond the shorter of a
 //! shape's vertex list and delta list, is left out, as kiln-anim's `apply_morphs` skips it.
 
-use kiln_anim::WeightBake;
-use kiln_format::Model;
+use std::ops::Range;
+
+use kiln_anim::{MorphShape, WeightBake, apply_morphs, part_shapes, targets_of};
+use kiln_format::{Model, Vertex};
 
 use crate::{Gpu, GpuError, InputError};
 
@@ -191,6 +193,79 @@ impl MorphLayout {
             ranges,
             entries,
         })
+    }
+}
+
+/// A model's morph targets on the CPU, made once and applied at many weights: what the
+/// verifier's reference and the preview's tiles morph with (`kiln_anim::apply_morphs`, part by
+/// part, over the vertices of every part in order, as [`crate::verify::model_vertices`] lays
+/// them out).
+pub(crate) struct CpuMorphs<'a> {
+    parts: Vec<PartMorphs<'a>>,
+}
+
+struct PartMorphs<'a> {
+    part: usize,
+    range: Range<usize>,
+    targets: &'a [kiln_format::MorphTarget],
+    shapes: Vec<Vec<MorphShape<'a>>>,
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+}
+
+impl<'a> CpuMorphs<'a> {
+    /// The targets of `model`'s parts; `None` when no part has any.
+    pub fn new(model: &'a Model) -> Option<CpuMorphs<'a>> {
+        let mut parts = Vec::new();
+        let mut start = 0;
+        for (p, part) in model.meshes.iter().enumerate() {
+            let range = start..start + part.vertices.len();
+            start = range.end;
+            if part.morph_targets.is_empty() {
+                continue;
+            }
+            parts.push(PartMorphs {
+                part: p,
+                range,
+                targets: &part.morph_targets,
+                shapes: part_shapes(part),
+                positions: part.vertices.iter().map(|v| v.position).collect(),
+                normals: part.vertices.iter().map(|v| v.normal).collect(),
+            });
+        }
+        (!parts.is_empty()).then_some(CpuMorphs { parts })
+    }
+
+    /// Writes into `out` (the model's vertices, as [`CpuMorphs::new`]'s model holds them) every
+    /// part with targets morphed at the weights `weights(part, targets, out)` gives, one per
+    /// target of the part; other vertices are left as they are.
+    pub fn apply(
+        &self,
+        mut weights: impl FnMut(usize, &[kiln_format::MorphTarget], &mut [f32]),
+        out: &mut [Vertex],
+    ) -> Result<(), GpuError> {
+        for p in &self.parts {
+            let mut w = vec![0.0; p.targets.len()];
+            weights(p.part, p.targets, &mut w);
+            let (mut positions, mut normals) = (p.positions.clone(), p.normals.clone());
+            apply_morphs(
+                &p.positions,
+                &p.normals,
+                &targets_of(&p.shapes),
+                &w,
+                &mut positions,
+                &mut normals,
+            )
+            .map_err(InputError::Morph)?;
+            let Some(vertices) = out.get_mut(p.range.clone()) else {
+                continue;
+            };
+            for ((v, position), normal) in vertices.iter_mut().zip(positions).zip(normals) {
+                v.position = position;
+                v.normal = normal;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -22,11 +22,12 @@
 use glam::{Mat4, Vec3, Vec4};
 use kiln_anim::sample::Wrap;
 use kiln_anim::skin::{check_vertices, palette, skin_positions, skin_vertices};
-use kiln_anim::{Bake, WeightBake, apply_morphs, part_shapes, targets_of};
+use kiln_anim::{Bake, WeightBake};
 use kiln_format::{MaterialData, Model, VERTEX_SIZE, Vertex};
 
 use crate::bones::{BoneTexture, GpuFrame, texture_entry, uniform_entry};
 use crate::image::Image;
+use crate::morph::CpuMorphs;
 use crate::{Gpu, GpuError, InputError, RangeError};
 
 /// The WGSL of the preview: the shared `SkinWorld` and the vertex and fragment shaders.
@@ -288,10 +289,10 @@ fn prepare(
         return Err(InputError::NoVertexToDraw.into());
     }
     check_vertices(&vertices, model.bones.len()).map_err(GpuError::BadVertex)?;
-    let morphed = match scene.weights {
-        Some(w) if model.meshes.iter().any(|p| !p.morph_targets.is_empty()) => tiles
+    let morphed = match (scene.weights, CpuMorphs::new(model)) {
+        (Some(w), Some(morphs)) => tiles
             .iter()
-            .map(|(_, _, f)| morph_tile(model, w, f, &vertices))
+            .map(|(_, _, f)| morph_tile(&morphs, w, f, &vertices))
             .collect::<Result<Vec<_>, _>>()?,
         _ => Vec::new(),
     };
@@ -325,11 +326,11 @@ fn prepare(
     })
 }
 
-/// Every vertex of `model` (in part order, as `vertices` holds them) with its part's morph
-/// targets applied at the weights `weights` gives at the tile's time (lerped between frames as
-/// the bone texels are, [`WeightBake::sample`]), as an engine morphs before it skins.
+/// The model's vertices (as `vertices` holds them) with every part's morph targets applied at
+/// the weights `weights` gives at the tile's time (lerped between frames as the bone texels
+/// are, [`WeightBake::sample`]), as an engine morphs before it skins.
 fn morph_tile(
-    model: &Model,
+    morphs: &CpuMorphs<'_>,
     weights: &WeightBake,
     frame: &PreviewFrame,
     vertices: &[Vertex],
@@ -339,33 +340,15 @@ fn morph_tile(
         .sample(frame.clip, frame.time, Wrap::Clamp, &mut all)
         .map_err(InputError::Morph)?;
     let mut out = vertices.to_vec();
-    let mut start = 0;
-    for (p, part) in model.meshes.iter().enumerate() {
-        let range = start..start + part.vertices.len();
-        start = range.end;
-        if part.morph_targets.is_empty() {
-            continue;
-        }
-        let columns = weights.part_columns(p);
-        let w = all.get(columns).unwrap_or_default();
-        let shapes = part_shapes(part);
-        let base_p: Vec<[f32; 3]> = part.vertices.iter().map(|v| v.position).collect();
-        let base_n: Vec<[f32; 3]> = part.vertices.iter().map(|v| v.normal).collect();
-        let (mut pos, mut nrm) = (base_p.clone(), base_n.clone());
-        apply_morphs(
-            &base_p,
-            &base_n,
-            &targets_of(&shapes),
-            w,
-            &mut pos,
-            &mut nrm,
-        )
-        .map_err(InputError::Morph)?;
-        for ((v, p), n) in out[range].iter_mut().zip(pos).zip(nrm) {
-            v.position = p;
-            v.normal = n;
-        }
-    }
+    morphs.apply(
+        |part, _, w| {
+            let columns = all.get(weights.part_columns(part)).unwrap_or_default();
+            for (w, c) in w.iter_mut().zip(columns) {
+                *w = *c;
+            }
+        },
+        &mut out,
+    )?;
     Ok(out)
 }
 

@@ -108,7 +108,7 @@ impl SkinInput {
         let mut input = SkinInput::upload(gpu, &vertices)?;
         let layout = MorphLayout::new(model, weights)?;
         let texture = WeightTexture::upload(gpu, weights)?;
-        let mut shape_words: Vec<[u32; 4]> = layout.shapes.clone();
+        let mut shape_words = layout.shapes;
         if shape_words.is_empty() {
             // A storage binding of no element is not allowed.
             shape_words.push([0; 4]);

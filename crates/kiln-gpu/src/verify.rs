@@ -25,11 +25,12 @@ use glam::Mat4;
 use kiln_anim::sample::{AnimationClip, Wrap};
 use kiln_anim::skeleton::{Pose, Skeleton};
 use kiln_anim::skin::{check_vertices, skin_vertices};
-use kiln_anim::{Bake, Baked, WeightBake, morph_and_skin, part_shapes, targets_of, track_weights};
+use kiln_anim::{Bake, Baked, WeightBake, part_shapes, targets_of, track_weights};
 use kiln_format::{Clip, Model, Vertex};
 
 use crate::bones::{BoneTexture, FrameSample};
 use crate::layout::BoneTextureLayout;
+use crate::morph::CpuMorphs;
 use crate::skin::{ComputeSkinner, SkinInput, SkinnedFrame};
 use crate::{AdapterSummary, FrameOutOfClip, Gpu, GpuError, InputError, RangeError};
 
@@ -415,71 +416,27 @@ fn reference_palette(
     Ok(())
 }
 
-/// The CPU side of a model with morph targets: each part's targets as kiln-anim's views.
-struct CpuMorph<'a> {
-    /// Per part: its shapes ([`part_shapes`]).
-    shapes: Vec<Vec<Vec<kiln_anim::MorphShape<'a>>>>,
-}
-
-impl<'a> CpuMorph<'a> {
-    fn new(input: &Animated<'a>) -> Option<CpuMorph<'a>> {
-        input.morphs().then(|| CpuMorph {
-            shapes: input.model.meshes.iter().map(part_shapes).collect(),
-        })
-    }
-
-    /// kiln-anim's morph and skinning of every part at `sample`: each target's weight from
-    /// the clip's weight track at the sample's two frames, lerped ([`track_weights`]), then
-    /// [`kiln_anim::morph_and_skin`] with `palette`; parts without targets are only skinned.
-    fn morph_and_skin(
-        &self,
-        input: &Animated<'_>,
-        sample: &FrameSample,
-        palette: &[Mat4],
-        vertices: &[Vertex],
-        out: &mut SkinnedFrame,
-    ) -> Result<(), GpuError> {
-        let clip = input.clip_data.get(sample.clip as usize);
-        let clip = if input.clips.is_empty() { None } else { clip };
-        let mut start = 0;
-        for (p, part) in input.model.meshes.iter().enumerate() {
-            let range = start..start + part.vertices.len();
-            start = range.end;
-            let (positions, normals, tangents) = (
-                &mut out.positions[range.clone()],
-                &mut out.normals[range.clone()],
-                &mut out.tangents[range.clone()],
-            );
-            if part.morph_targets.is_empty() {
-                skin_vertices(palette, &vertices[range], positions, normals, tangents)
-                    .map_err(InputError::Skin)?;
-                continue;
-            }
-            let mut weights = vec![0.0; part.morph_targets.len()];
-            track_weights(
-                p,
-                &part.morph_targets,
-                clip,
-                sample.current as usize,
-                sample.next as usize,
-                sample.t,
-                &mut weights,
-            );
-            let mut morphed = vertices[range.clone()].to_vec();
-            morph_and_skin(
-                palette,
-                &vertices[range],
-                &targets_of(&self.shapes[p]),
-                &weights,
-                &mut morphed,
-                positions,
-                normals,
-                tangents,
-            )
-            .map_err(InputError::Morph)?;
-        }
-        Ok(())
-    }
+/// kiln-anim's morph of the model at `sample`, into `morphed` (the model's vertices): each
+/// target's weight from the clip's weight track at the sample's two frames, lerped
+/// ([`track_weights`]), as [`kiln_anim::morph_and_skin`] morphs before it skins.
+fn reference_morph(
+    morphs: &CpuMorphs<'_>,
+    input: &Animated<'_>,
+    sample: &FrameSample,
+    morphed: &mut [Vertex],
+) -> Result<(), GpuError> {
+    let clip = if input.clips.is_empty() {
+        None
+    } else {
+        input.clip_data.get(sample.clip as usize)
+    };
+    morphs.apply(
+        |part, targets, w| {
+            let (current, next) = (sample.current as usize, sample.next as usize);
+            track_weights(part, targets, clip, current, next, sample.t, w);
+        },
+        morphed,
+    )
 }
 
 /// Skins the model on the GPU from its bake and on the CPU from its clips, at the clips and
@@ -523,7 +480,13 @@ pub fn verify(
         Some(weights) if input.morphs() => SkinInput::upload_morphed(gpu, model, weights)?,
         _ => SkinInput::upload(gpu, &vertices)?,
     };
-    let morph = CpuMorph::new(input);
+    let morphs = CpuMorphs::new(model);
+    // The morphed vertices of each sample, for a model with targets only.
+    let mut morphed = if morphs.is_some() {
+        vertices.clone()
+    } else {
+        Vec::new()
+    };
     let skinner = ComputeSkinner::new(gpu)?;
 
     // Bound the memory the read-back results take: about 2^26 floats at once.
@@ -548,17 +511,21 @@ pub fn verify(
         let gpu_frames = skinner.skin(gpu, &bones, &gpu_vertices, &requests)?;
         for ((&(c, t, w), request), g) in round.iter().zip(&requests).zip(&gpu_frames) {
             reference_palette(input, request, &mut pose, &mut current, &mut pal)?;
-            match &morph {
-                Some(m) => m.morph_and_skin(input, request, &pal, &vertices, &mut cpu)?,
-                None => skin_vertices(
-                    &pal,
-                    &vertices,
-                    &mut cpu.positions,
-                    &mut cpu.normals,
-                    &mut cpu.tangents,
-                )
-                .map_err(InputError::Skin)?,
-            }
+            let skinned = match &morphs {
+                Some(m) => {
+                    reference_morph(m, input, request, &mut morphed)?;
+                    &morphed
+                }
+                None => &vertices,
+            };
+            skin_vertices(
+                &pal,
+                skinned,
+                &mut cpu.positions,
+                &mut cpu.normals,
+                &mut cpu.tangents,
+            )
+            .map_err(InputError::Skin)?;
             for p in &cpu.positions {
                 for k in 0..3 {
                     if p[k].is_finite() {
