@@ -19,7 +19,7 @@ use kiln_format::{
     Bone, Clip, IDENTITY, Keyframe, MaterialData, MeshPart, Model, MorphShape, MorphTarget, Track,
     Vertex, WeightTrack,
 };
-use kiln_testkit::process::{Limits, run_limited};
+use kiln_testkit::process::{Limits, compile_c, run_limited};
 
 fn tmp() -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kiln-c-reader");
@@ -49,13 +49,7 @@ fn reader() -> &'static Path {
         .arg("-o")
         .arg(&exe)
         .arg("-lm");
-        let out = run_limited(&mut cc, Limits::CC)
-            .unwrap_or_else(|e| panic!("the system C compiler `cc` is needed for this test: {e}"));
-        assert!(
-            out.status.success(),
-            "cc failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        compile_c(&mut cc);
         exe
     })
 }

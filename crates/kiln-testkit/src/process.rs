@@ -117,6 +117,18 @@ pub fn run_limited(cmd: &mut Command, limits: Limits) -> Result<Output, RunError
     run_limited_with_stdin(cmd, None, limits)
 }
 
+/// Runs a C compiler command line (`cc …`) under [`Limits::CC`], for tests that build a C
+/// program: panics, with the compiler's messages, when it cannot be started or fails.
+pub fn compile_c(cc: &mut Command) {
+    let out = run_limited(cc, Limits::CC)
+        .unwrap_or_else(|e| panic!("the system C compiler `cc` is needed for this test: {e}"));
+    assert!(
+        out.status.success(),
+        "cc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// [`run_limited`], writing `stdin` to the process's standard input (then closing it) when
 /// given.
 pub fn run_limited_with_stdin(
