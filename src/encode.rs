@@ -48,15 +48,7 @@ pub struct Encoded {
 /// Encodes every output of `loaded`. A texture that cannot be read is left out with a
 /// warning; an output that cannot be encoded (a count past the layout's limits) is an error.
 pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
-    let (mut encoded, mesh) = encode_with_textures(loaded, options)?;
-    encoded.files.insert(
-        0,
-        OutputFile {
-            name: mesh_file_name(loaded),
-            bytes: mesh.into_bytes(loaded),
-        },
-    );
-    Ok(encoded)
+    encode_with(loaded, options, &mut crate::load::FileSystem)
 }
 
 /// The `.mesh` file name of `loaded`.

@@ -22,6 +22,60 @@ use kiln_scene::{EmbeddedTexture, Scene, TextureRef, Warning};
 
 pub use kiln_obj::{FileSystem, Files};
 
+/// [`Files`] over a function that gives a file's bytes by name, for callers that hold the
+/// files themselves instead of a folder: the C API's loader callback, the JavaScript package's
+/// resources ([`crate::convert_memory`]). The name is the path as the model names it relative
+/// to its folder, `/`-separated (a `\` is read as `/`), without a leading `./`.
+///
+/// `is_file` (an OBJ's texture candidates) asks the function and keeps the bytes it gives, so
+/// the `read` that follows for the same file takes them instead of asking again.
+pub struct FilesFrom<F> {
+    get: F,
+    kept: std::collections::HashMap<String, Vec<u8>>,
+}
+
+impl<F: FnMut(&str) -> Option<Vec<u8>>> FilesFrom<F> {
+    /// Files given by `get`.
+    pub fn new(get: F) -> FilesFrom<F> {
+        FilesFrom {
+            get,
+            kept: std::collections::HashMap::new(),
+        }
+    }
+
+    fn name(path: &Path) -> String {
+        let name = path.to_string_lossy().replace('\\', "/");
+        match name.strip_prefix("./") {
+            Some(rest) => rest.to_string(),
+            None => name,
+        }
+    }
+}
+
+impl<F: FnMut(&str) -> Option<Vec<u8>>> Files for FilesFrom<F> {
+    fn read(&mut self, path: &Path) -> std::io::Result<Vec<u8>> {
+        let name = Self::name(path);
+        match self.kept.remove(&name) {
+            Some(bytes) => Ok(bytes),
+            None => (self.get)(&name).ok_or_else(|| std::io::ErrorKind::NotFound.into()),
+        }
+    }
+
+    fn is_file(&mut self, path: &Path) -> bool {
+        let name = Self::name(path);
+        if self.kept.contains_key(&name) {
+            return true;
+        }
+        match (self.get)(&name) {
+            Some(bytes) => {
+                self.kept.insert(name, bytes);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 use crate::codes;
 use crate::error::{Error, Result, at};
 
@@ -606,11 +660,7 @@ fn load_mesh(path: &Path, given_files: Option<&[PathBuf]>) -> Result<Loaded> {
     let (source, model, offsets, materials) = match FileKind::of(path, &bytes) {
         FileKind::KilnMesh => {
             let view = MeshView::parse(&bytes).map_err(at(path))?;
-            let offsets = view
-                .offset_matrices()
-                .into_iter()
-                .map(|o| (o != IDENTITY).then_some(o))
-                .collect();
+            let offsets = view.skin_offsets();
             let materials = view
                 .materials()
                 .map(|m| beside(m.to_material_data()))

@@ -8,7 +8,6 @@ use std::fmt;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use kiln_scene::Warning;
 
@@ -157,7 +156,7 @@ pub fn convert_file(path: &Path, out_dir: &Path, options: &ConvertOptions) -> Re
 /// (`kiln convert --strict` writes nothing, and so replaces nothing, when there are any).
 #[derive(Debug)]
 pub struct Prepared {
-    start: Instant,
+    clock: Clock,
     /// The loaded model (its warnings moved to [`Prepared::warnings`]).
     pub loaded: Loaded,
     /// Its outputs but the `.mesh` (their warnings moved to [`Prepared::warnings`]):
@@ -171,15 +170,13 @@ pub struct Prepared {
 
 /// Loads one model file and encodes its outputs, writing nothing.
 pub fn prepare_file(path: &Path, options: &ConvertOptions) -> Result<Prepared> {
-    let start = Instant::now();
+    let clock = Clock::start();
     let mut loaded = load(path, &options.load)?;
     let (mut encoded, mesh) =
         encode_with_textures(&loaded, &options.encode).map_err(|e| e.with_path(path))?;
-    let mut warnings = std::mem::take(&mut loaded.warnings);
-    warnings.append(&mut encoded.warnings);
-    warnings.extend(skeleton_only(&loaded));
+    let warnings = all_warnings(&mut loaded, &mut encoded);
     Ok(Prepared {
-        start,
+        clock,
         loaded,
         encoded,
         mesh,
@@ -211,7 +208,7 @@ impl Prepared {
             write_atomically(&target, &o.bytes).map_err(|e| Error::Write(e).with_path(&target))?;
             written.push(target);
         }
-        let summary = Summary::of(&self.loaded, self.start.elapsed().as_secs_f64() * 1e3);
+        let summary = Summary::of(&self.loaded, self.clock.milliseconds());
         Ok(Converted {
             summary,
             written,
@@ -252,9 +249,7 @@ pub fn convert_memory(
     let mut loaded = crate::load::process_scene(scene, path, &options.load)?;
     let mut encoded = crate::encode::encode_with(&loaded, &options.encode, files)
         .map_err(|e| e.with_path(path))?;
-    let mut warnings = std::mem::take(&mut loaded.warnings);
-    warnings.append(&mut encoded.warnings);
-    warnings.extend(skeleton_only(&loaded));
+    let warnings = all_warnings(&mut loaded, &mut encoded);
     Ok(ConvertedMemory {
         files: encoded.files,
         warnings,
@@ -262,16 +257,26 @@ pub fn convert_memory(
     })
 }
 
+/// The loader's warnings, then the encoder's, then the pipeline's: the one list a conversion
+/// reports (moved out of `loaded` and `encoded`).
+fn all_warnings(loaded: &mut Loaded, encoded: &mut Encoded) -> Vec<Warning> {
+    let mut warnings = std::mem::take(&mut loaded.warnings);
+    warnings.append(&mut encoded.warnings);
+    warnings.extend(skeleton_only(loaded));
+    warnings
+}
+
 /// Wall time where there is a clock: `std::time::Instant` panics on `wasm32-unknown-unknown`,
-/// which has none, so there [`convert_memory`]'s summary says 0 ms (the caller times it with
+/// which has none, so there a conversion's summary says 0 ms (the caller times it with
 /// `performance.now()`).
-struct Clock(#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))] Instant);
+#[derive(Debug)]
+struct Clock(#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))] std::time::Instant);
 
 impl Clock {
     fn start() -> Clock {
         Clock(
             #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-            Instant::now(),
+            std::time::Instant::now(),
         )
     }
 

@@ -23,13 +23,11 @@
 
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
 
 use kiln::anim::sample::Wrap;
 use kiln::anim::{AnimationClip, Pose, Skeleton};
-use kiln::format::IDENTITY;
 use kiln::format::kiln::{ClipView, MeshView};
-use kiln::load::Files;
+use kiln::load::FilesFrom;
 use kiln::{ConvertOptions, Layout};
 
 /// Bytes the caller owns.
@@ -194,43 +192,29 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     format!("internal error (please report it): {what}")
 }
 
-/// [`Files`] over the caller's loader.
-struct Loader {
-    loader: KilnLoader,
-    user: *mut c_void,
-}
-
-impl Files for Loader {
-    fn read(&mut self, path: &Path) -> std::io::Result<Vec<u8>> {
-        let not_found = || std::io::Error::from(std::io::ErrorKind::NotFound);
-        let Some(f) = self.loader else {
-            return Err(not_found());
-        };
-        let name = c_string(path.to_string_lossy().replace('\\', "/"));
-        let mut out = KilnBytes {
-            data: std::ptr::null(),
-            len: 0,
-        };
-        // SAFETY: `f` is the caller's function, called as its documented signature says, with
-        // a valid NUL-terminated name and a valid out-pointer; `user` is passed back untouched.
-        let status = unsafe { f(self.user, name.as_ptr(), &mut out) };
-        if status != 0 {
-            return Err(not_found());
-        }
-        if out.len == 0 {
-            return Ok(Vec::new());
-        }
-        if out.data.is_null() {
-            return Err(not_found());
-        }
-        // SAFETY: the loader's contract: `data` points to `len` bytes that stay valid until
-        // the conversion returns; they are copied at once.
-        Ok(unsafe { std::slice::from_raw_parts(out.data, out.len) }.to_vec())
+/// The bytes of file `name` from the caller's loader (`None`: it has none, or there is no
+/// loader).
+fn load(loader: KilnLoader, user: *mut c_void, name: &str) -> Option<Vec<u8>> {
+    let f = loader?;
+    let name = c_string(name);
+    let mut out = KilnBytes {
+        data: std::ptr::null(),
+        len: 0,
+    };
+    // SAFETY: `f` is the caller's function, called as its documented signature says, with a
+    // valid NUL-terminated name and a valid out-pointer; `user` is passed back untouched.
+    if unsafe { f(user, name.as_ptr(), &mut out) } != 0 {
+        return None;
     }
-
-    fn is_file(&mut self, path: &Path) -> bool {
-        self.read(path).is_ok()
+    if out.len == 0 {
+        return Some(Vec::new());
     }
+    if out.data.is_null() {
+        return None;
+    }
+    // SAFETY: the loader's contract: `data` points to `len` bytes that stay valid until the
+    // conversion returns; they are copied at once.
+    Some(unsafe { std::slice::from_raw_parts(out.data, out.len) }.to_vec())
 }
 
 /// Converts the model `bytes[0..len]` named `file_name` (its extension says the format; it
@@ -292,7 +276,7 @@ pub unsafe extern "C" fn kiln_convert_memory(
             }
             convert.load.clip_frame_rate = Some(o.clip_rate);
         }
-        let mut files = Loader { loader, user };
+        let mut files = FilesFrom::new(|name: &str| load(loader, user, name));
         kiln::convert_memory(input, &name, &mut files, &convert).map_err(|e| e.to_string())
     }));
     result_of(outcome.unwrap_or_else(|p| Err(panic_message(p.as_ref()))))
@@ -364,11 +348,7 @@ pub unsafe extern "C" fn kiln_runtime_new(
         let mesh = unsafe { std::slice::from_raw_parts(mesh, mesh_len) };
         let view = MeshView::parse(mesh).map_err(|e| format!(".mesh: {e}"))?;
         let model = view.to_model();
-        let offsets: Vec<_> = view
-            .offset_matrices()
-            .into_iter()
-            .map(|o| (o != IDENTITY).then_some(o))
-            .collect();
+        let offsets = view.skin_offsets();
         let skeleton = Skeleton::new(&model.bones, &offsets).map_err(|e| format!(".mesh: {e}"))?;
         let list: &[KilnBytes] = if clip_count == 0 {
             &[]

@@ -13,11 +13,10 @@ use std::sync::OnceLock;
 
 use kiln::anim::sample::Wrap;
 use kiln::anim::{AnimationClip, Pose, Skeleton};
-use kiln::format::IDENTITY;
 use kiln::format::kiln::{ClipView, MeshView};
 use kiln::{ConvertOptions, Layout};
 use kiln_testkit::corpus;
-use kiln_testkit::process::{Limits, run_limited};
+use kiln_testkit::process::{Limits, compile_c, run_limited};
 
 /// The static library cargo built for this test run: the newest `libkiln_capi*.a` beside the
 /// test executable (`deps/`) or one folder up.
@@ -75,13 +74,7 @@ fn program() -> &'static Path {
         ])
         .arg("-o")
         .arg(&exe);
-        let out = run_limited(&mut cc, Limits::CC)
-            .unwrap_or_else(|e| panic!("the system C compiler `cc` is needed for this test: {e}"));
-        assert!(
-            out.status.success(),
-            "cc failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        compile_c(&mut cc);
         exe
     })
 }
@@ -109,11 +102,7 @@ fn palettes(dir: &Path, c_files: &[String]) -> Vec<String> {
     let mesh = std::fs::read(dir.join(mesh_name)).unwrap();
     let view = MeshView::parse(&mesh).unwrap();
     let model = view.to_model();
-    let offsets: Vec<_> = view
-        .offset_matrices()
-        .into_iter()
-        .map(|o| (o != IDENTITY).then_some(o))
-        .collect();
+    let offsets = view.skin_offsets();
     let skeleton = Skeleton::new(&model.bones, &offsets).unwrap();
     let mut pose = Pose::new(&skeleton);
     let mut lines = Vec::new();

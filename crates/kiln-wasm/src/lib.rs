@@ -19,7 +19,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use js_sys::{Array, Function, Map, Object, Reflect, Uint8Array};
-use kiln::load::{FileKind, Files};
+use kiln::load::{FileKind, FilesFrom};
 use kiln::{ConvertOptions, Layout};
 use wasm_bindgen::prelude::*;
 
@@ -29,38 +29,19 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").into()
 }
 
-/// The resources, read through whatever JavaScript gave.
-struct Resources {
-    source: JsValue,
-}
-
-impl Resources {
-    fn get(&self, name: &str) -> Option<Vec<u8>> {
-        let key = JsValue::from_str(name);
-        let value = if let Some(f) = self.source.dyn_ref::<Function>() {
-            f.call1(&JsValue::NULL, &key).ok()?
-        } else if let Some(m) = self.source.dyn_ref::<Map>() {
-            m.get(&key)
-        } else if self.source.is_object() {
-            Reflect::get(&self.source, &key).ok()?
-        } else {
-            return None;
-        };
-        value.dyn_ref::<Uint8Array>().map(Uint8Array::to_vec)
-    }
-}
-
-impl Files for Resources {
-    fn read(&mut self, path: &Path) -> std::io::Result<Vec<u8>> {
-        let name = path.to_string_lossy().replace('\\', "/");
-        let name = name.strip_prefix("./").unwrap_or(&name);
-        self.get(name)
-            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
-    }
-
-    fn is_file(&mut self, path: &Path) -> bool {
-        self.read(path).is_ok()
-    }
+/// The bytes of resource `name` from what JavaScript gave: a function, a `Map` or an object.
+fn resource(source: &JsValue, name: &str) -> Option<Vec<u8>> {
+    let key = JsValue::from_str(name);
+    let value = if let Some(f) = source.dyn_ref::<Function>() {
+        f.call1(&JsValue::NULL, &key).ok()?
+    } else if let Some(m) = source.dyn_ref::<Map>() {
+        m.get(&key)
+    } else if source.is_object() {
+        Reflect::get(source, &key).ok()?
+    } else {
+        return None;
+    };
+    value.dyn_ref::<Uint8Array>().map(Uint8Array::to_vec)
 }
 
 fn field(options: &JsValue, name: &str) -> JsValue {
@@ -127,7 +108,7 @@ pub fn convert(
 ) -> Result<JsValue, JsError> {
     guarded(|| {
         let o = convert_options(file_name, &options)?;
-        let mut files = Resources { source: resources };
+        let mut files = FilesFrom::new(|name: &str| resource(&resources, name));
         let converted =
             kiln::convert_memory(bytes, file_name, &mut files, &o).map_err(|e| e.to_string())?;
         let out = Object::new();
@@ -164,7 +145,8 @@ pub fn inspect(
     guarded(|| {
         let at = |e: &dyn std::fmt::Display| format!("{file_name}: {e}");
         let out = Object::new();
-        let model = match FileKind::of(Path::new(file_name), bytes) {
+        let kind = FileKind::of(Path::new(file_name), bytes);
+        let model = match kind {
             FileKind::KilnMesh => Some(
                 kiln::format::kiln::MeshView::parse(bytes)
                     .map_err(|e| at(&e))?
@@ -206,7 +188,7 @@ pub fn inspect(
             set(&out, "parts", &parts.into());
             return Ok(out.into());
         }
-        let clip = match FileKind::of(Path::new(file_name), bytes) {
+        let clip = match kind {
             FileKind::KilnClip => kiln::format::kiln::ClipView::parse(bytes)
                 .map_err(|e| at(&e))?
                 .to_clip(),

@@ -1410,6 +1410,15 @@ impl<'a> MeshView<'a> {
     pub fn offset_matrices(&self) -> Vec<Matrix> {
         self.bones.iter().map(|b| b.offset).collect()
     }
+
+    /// The offset matrices as a skeleton takes them (`kiln_anim::Skeleton::new`): `None` where
+    /// the file holds the identity, which is what it stores for a bone no skin uses.
+    pub fn skin_offsets(&self) -> Vec<Option<Matrix>> {
+        self.bones
+            .iter()
+            .map(|b| (b.offset != crate::IDENTITY).then_some(b.offset))
+            .collect()
+    }
 }
 
 /// A shape's run of the offset streams (never overflowing, for a record from anywhere).
