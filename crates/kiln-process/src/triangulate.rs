@@ -148,7 +148,14 @@ fn quad_start(verts: &[Vec3], face: &[u32]) -> usize {
         let left = normalize(p(i + 3) - v);
         let diag = normalize(p(i + 2) - v);
         let right = normalize(p(i + 1) - v);
-        let angle = dot(left, diag).acos() + dot(right, diag).acos();
+        let (dl, dr) = (dot(left, diag), dot(right, diag));
+        // A faithfully rounded `acos` of a non-negative value is at most `FRAC_PI_2` (f32), and
+        // twice that is `PI` exactly, so the sum cannot pass `PI`: the usual convex corner needs
+        // no `acos` (they were 3 % of a conversion). NaN falls through to Assimp's test.
+        if dl >= 0.0 && dr >= 0.0 {
+            continue;
+        }
+        let angle = dl.acos() + dr.acos();
         if angle > core::f32::consts::PI {
             return i;
         }
@@ -615,6 +622,52 @@ mod tests {
 
     fn tris(s: &Scene) -> Vec<Vec<u32>> {
         s.meshes[0].faces().map(|f| f.to_vec()).collect()
+    }
+
+    /// Assimp's rule as written: both `acos` calls at every corner.
+    fn quad_start_always_acos(verts: &[Vec3], face: &[u32]) -> usize {
+        let p = |k: usize| verts[face[k % 4] as usize];
+        for i in 0..4 {
+            let v = p(i);
+            let left = normalize(p(i + 3) - v);
+            let diag = normalize(p(i + 2) - v);
+            let right = normalize(p(i + 1) - v);
+            if dot(left, diag).acos() + dot(right, diag).acos() > core::f32::consts::PI {
+                return i;
+            }
+        }
+        0
+    }
+
+    proptest::proptest! {
+        /// The skipped `acos` calls never change the corner: random quads, convex, concave,
+        /// bow-tied, with repeated and collinear corners (small integer grids make those common).
+        #[test]
+        fn quad_start_equals_assimps_rule(
+            coords in proptest::collection::vec(-3i8..=3, 12),
+            scale in proptest::sample::select(vec![1.0f32, 1e-3, 0.37, 1e4]),
+        ) {
+            let verts: Vec<Vec3> = coords
+                .chunks(3)
+                .map(|c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32 * 0.25) * scale)
+                .collect();
+            let face = [0, 1, 2, 3];
+            proptest::prop_assert_eq!(quad_start(&verts, &face), quad_start_always_acos(&verts, &face));
+        }
+    }
+
+    #[test]
+    fn quad_start_still_finds_a_reflex_corner() {
+        // A dart with its reflex corner at index 2, and the same with index 0 in front.
+        let dart = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.5, 0.3, 0.0),
+            Vec3::new(0.5, 1.0, 0.0),
+        ];
+        assert_eq!(quad_start(&dart, &[0, 1, 2, 3]), 2);
+        assert_eq!(quad_start(&dart, &[2, 3, 0, 1]), 0);
+        assert_eq!(quad_start_always_acos(&dart, &[0, 1, 2, 3]), 2);
     }
 
     #[test]
