@@ -83,6 +83,9 @@ pub const CURVE_NODE_EMPTY: &str = "fbx.curve-node-empty";
 /// An `AnimationCurve`'s key times or values are missing, unreadable, of different lengths
 /// or not ascending; the curve is ignored.
 pub const CURVE_DROPPED: &str = "fbx.curve-dropped";
+/// A blend-shape weight curve's `KeyAttrFlags`, `KeyAttrDataFloat` or `KeyAttrRefCount` are
+/// unreadable or do not cover its keys; its keys are joined by straight lines.
+pub const CURVE_ATTRIBUTES_MALFORMED: &str = "fbx.curve-attributes-malformed";
 /// Blend shapes are not imported: an animation's `DeformPercent` curves drive no blend shape
 /// channel that was imported (the curve is ignored; a stack that only moves weights still
 /// gives its animation).

@@ -4,11 +4,13 @@
 //! side: `evaluate_scene` at the time, then Σ effective weight × the shape's offset of the
 //! corner's control point. kiln's side: the weight channel's keys at the time (linear), the
 //! shape weights of `kiln_anim::morph::shape_weights`, Σ weight × the offset of the corner's
-//! vertex in its mesh part. Between keys the two differ where a curve is cubic (kiln keeps an
-//! FBX curve's keys and interpolates them linearly, as Assimp does for node channels).
+//! vertex in its mesh part. kiln samples constant and cubic weight curves at every frame, so
+//! the two agree at frames; between frames they differ where a curve is cubic.
 //!
-//! Files: the generated morph tube (whole and split by material), and any FBX files named in
-//! `KILN_UFBX_FILES` (colon-separated), for checks by hand on files the project does not hold.
+//! Files: the generated morph tube (whole and split by material), the tube with weight curves of
+//! every key kind (compared at every frame), and any FBX files named in `KILN_UFBX_FILES`
+//! (colon-separated; compared at their keys and at every frame), for checks by hand on files
+//! the project does not hold.
 
 use kiln_scene::{Animation, Scene, Vec3};
 use kiln_testkit::fixtures::morph::morph_tube_file;
@@ -91,7 +93,16 @@ fn ufbx_offsets(scene: &ufbx::Scene) -> Vec<Vec3> {
         .collect()
 }
 
-fn compare(name: &str, bytes: &[u8]) -> Result<String, String> {
+/// Where the offsets are compared in each animation.
+#[derive(Clone, Copy)]
+enum Times {
+    /// Key times where no curve is inside a cubic segment (kiln's keys are the file's).
+    LinearKeys,
+    /// Every whole frame: kiln evaluates constant and cubic weight curves at each.
+    Frames,
+}
+
+fn compare(name: &str, bytes: &[u8], at: Times) -> Result<String, String> {
     let ours = kiln_fbx_scene::import(bytes).map_err(|e| format!("{name}: kiln: {e}"))?;
     let theirs = ufbx::load_memory(bytes, ufbx::LoadOpts::default())
         .map_err(|e| format!("{name}: ufbx: {:?}", e.description.to_string()))?;
@@ -189,6 +200,15 @@ fn compare(name: &str, bytes: &[u8]) -> Result<String, String> {
             })
         };
         times.retain(|&t| linear_at(t));
+        if let Times::Frames = at {
+            let frames = anim.duration.round() as i64;
+            if frames < 1 {
+                return Err(format!("{name}: animation {i} is shorter than a frame"));
+            }
+            times = (0..=frames)
+                .map(|f| stack.time_begin + f as f64 / anim.ticks_per_second)
+                .collect();
+        }
         for sec in times {
             let ticks = (sec - stack.time_begin) * anim.ticks_per_second;
             let evaluated =
@@ -224,11 +244,35 @@ fn blend_shapes_evaluate_as_ufbx_evaluates_them() {
         }
     }
     let mut failures = Vec::new();
-    for (name, bytes) in &files {
-        match compare(name, bytes) {
+    for (i, (name, bytes)) in files.iter().enumerate() {
+        // The generated tubes at their keys; files by hand at their keys and every frame.
+        let mut result = compare(name, bytes, Times::LinearKeys);
+        if i >= 2 && result.is_ok() {
+            result = compare(name, bytes, Times::Frames);
+        }
+        match result {
             Ok(line) => println!("{line}"),
             Err(e) => failures.push(e),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Weight curves of every key kind (auto, clamped, progressive, time-independent, user,
+/// weighted, broken, TCB, constant, constant-next), at every frame of the clip: kiln's keys at
+/// frames must give ufbx's evaluation of the curves.
+#[test]
+fn cubic_and_constant_weight_curves_evaluate_as_ufbx_at_every_frame() {
+    let bytes = kiln_testkit::fixtures::morph::morph_tube_curves_file();
+    let line = compare("morph tube, curves of every kind", &bytes, Times::Frames)
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!("{line}");
+    // The comparison is not empty: 31 frames of every corner, and the rest pose.
+    let corners: usize = line
+        .split(" corner offsets")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(corners > 31 * 100, "{line}");
 }

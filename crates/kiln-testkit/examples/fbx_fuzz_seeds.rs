@@ -136,6 +136,7 @@ fn main() {
         // cut by a material split.
         ("morph-tube.fbx", morph::morph_tube_file(false)),
         ("morph-tube-split.fbx", morph::morph_tube_file(true)),
+        ("morph-tube-curves.fbx", morph::morph_tube_curves_file()),
         (
             "morph-only.fbx",
             kiln_testkit::fixtures::fbx::morph_only_file(false),

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use kiln_scene::assimp_math::{M4, Q, RotOrder, euler_to_quat, rotation_matrix, sq_len};
 use kiln_scene::{Animation, NodeChannel, QuatKey, Vec3, VectorKey, Warning, WeightKey};
 
+use super::curve;
 use super::morph::PendingMorphCurve;
 use super::settings::{frame_rate, time_mode};
 use super::transform::{Comp, chain_node_name};
@@ -36,12 +37,37 @@ use crate::par;
 /// runaway Assimp's algorithm shows on large negative jumps).
 const MAX_INSERTED_KEYS: usize = 100_000;
 
+/// How far before the next key (in ticks, frames) a constant segment's step is put.
+const STEP_TICKS: f64 = 1e-3;
+
+/// The most frames one cubic segment of a weight curve is sampled at.
+const MAX_SEGMENT_SAMPLES: usize = 1 << 16;
+
+/// `KeyAttrDataFloat` as f32 words. Binary files hold f32s whose bits matter (the packed
+/// weights); ASCII files from 7.2 on write each word's bits as an integer, older ones floats.
+fn attribute_words(node: &kiln_fbx::Node<'_, '_>) -> Result<Vec<f32>, String> {
+    let integers = match node.value(0) {
+        Some(kiln_fbx::Value::Array(a)) => {
+            matches!(a.ty(), kiln_fbx::ArrayType::I32 | kiln_fbx::ArrayType::I64)
+        }
+        Some(kiln_fbx::Value::I32(_) | kiln_fbx::Value::I64(_)) => true,
+        _ => false,
+    };
+    if integers {
+        let words = node.i64_values().map_err(|e| e.to_string())?;
+        return Ok(words.iter().map(|&w| f32::from_bits(w as u32)).collect());
+    }
+    Ok(node.f32_values().map_err(|e| e.to_string())?.into_owned())
+}
+
 fn convert_time(t: i64, fps: f64) -> f64 {
     t as f64 / KTIME_PER_SECOND * fps
 }
 
 /// One animation curve.
 pub(super) struct Curve {
+    /// The `AnimationCurve` object it was read from (`None` for a 6.x take's key list).
+    pub(super) object: Option<u64>,
     pub(super) times: Vec<i64>,
     pub(super) values: Vec<f32>,
 }
@@ -329,16 +355,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         }
         let animation = self.scene.animations.len();
         for (channel, curve) in morph.curves {
-            let keys = curve
-                .times
-                .iter()
-                .zip(&curve.values)
-                .map(|(&t, &v)| WeightKey {
-                    time: convert_time(t, fps) - start_fps,
-                    value: v / 100.0,
-                })
-                .filter(|k| k.value.is_finite())
-                .collect();
+            let keys = self.weight_keys(&curve, fps, start_fps);
             self.pending_morph.push(PendingMorphCurve {
                 animation,
                 channel,
@@ -352,6 +369,104 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             channels,
             morph_channels: Vec::new(),
         });
+    }
+
+    /// A blend-shape weight curve as weight keys (percent → weight, time in the animation's
+    /// ticks from `start` ticks). Where the curve is constant or cubic anywhere, it is
+    /// evaluated as the FBX SDK does ([`curve`]) at every tick (frame) inside those segments,
+    /// plus a key just short of each step, so that sampling at the frame rate gives the
+    /// curve's values; a curve of straight segments keeps its keys.
+    fn weight_keys(&mut self, c: &Curve, fps: f64, start: f64) -> Vec<WeightKey> {
+        let tick = |t: i64| convert_time(t, fps) - start;
+        let plain = || -> Vec<WeightKey> {
+            c.times
+                .iter()
+                .zip(&c.values)
+                .map(|(&t, &v)| WeightKey {
+                    time: tick(t),
+                    value: v / 100.0,
+                })
+                .filter(|k| k.value.is_finite())
+                .collect()
+        };
+        let Some(keys) = c.object.and_then(|id| self.curve_keys(id, c)) else {
+            return plain();
+        };
+        if curve::all_linear(&keys) || fps.is_nan() || fps <= 0.0 {
+            return plain();
+        }
+        let mut out: Vec<WeightKey> = Vec::with_capacity(keys.len());
+        let mut push = |time: f64, value: f64| {
+            let value = (value / 100.0) as f32;
+            if value.is_finite() {
+                out.push(WeightKey { time, value });
+            }
+        };
+        for (i, k) in keys.iter().enumerate() {
+            let at = tick(c.times[i]);
+            push(at, k.value);
+            let Some(&next_time) = c.times.get(i + 1) else {
+                break;
+            };
+            let end = tick(next_time);
+            match k.interpolation {
+                curve::Interpolation::Linear => {}
+                curve::Interpolation::ConstantPrevious => {
+                    push(end - STEP_TICKS.min((end - at) / 2.0), k.value);
+                }
+                curve::Interpolation::ConstantNext => {
+                    push(at + STEP_TICKS.min((end - at) / 2.0), keys[i + 1].value);
+                }
+                curve::Interpolation::Cubic => {
+                    // Every whole tick strictly inside; a bounded count, as the keys are.
+                    let mut n = at.floor() + 1.0;
+                    let mut added = 0usize;
+                    while n < end && added < MAX_SEGMENT_SAMPLES {
+                        push(n, curve::evaluate(&keys, (n + start) / fps));
+                        n += 1.0;
+                        added += 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The FBX SDK's keys of `AnimationCurve` `id` (its key attributes read), or `None`, with
+    /// a warning, when those are missing or do not describe the keys (the curve is then
+    /// taken as linear, as Assimp takes every curve).
+    fn curve_keys(&mut self, id: u64, c: &Curve) -> Option<Vec<curve::Key>> {
+        let obj = *self.g.object(id)?;
+        let node = obj.node;
+        let (Some(flags), Some(data), Some(refs)) = (
+            node.child("KeyAttrFlags"),
+            node.child("KeyAttrDataFloat"),
+            node.child("KeyAttrRefCount"),
+        ) else {
+            return None;
+        };
+        let read = || -> Result<_, String> {
+            let flags = flags.i32_values().map_err(|e| e.to_string())?;
+            let refs = refs.i32_values().map_err(|e| e.to_string())?;
+            Ok((flags, attribute_words(&data)?, refs))
+        };
+        let result = read().and_then(|(flags, data, refs)| {
+            curve::keys(&c.times, &c.values, &flags, &data, &refs).map_err(|e| e.to_string())
+        });
+        match result {
+            Ok(keys) => Some(keys),
+            Err(e) => {
+                let d = self.describe(&obj);
+                self.warn(
+                    Warning::new(
+                        codes::CURVE_ATTRIBUTES_MALFORMED,
+                        format!("{d}: key attributes unreadable ({e}); the keys are joined by straight lines"),
+                    )
+                    .at(d),
+                );
+                None
+            }
+        }
     }
 
     /// One `AnimationCurve`: key times and values, checked (`None`, with a warning, when they
@@ -402,7 +517,11 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         if times.is_empty() {
             return None;
         }
-        Some(Curve { times, values })
+        Some(Curve {
+            object: Some(id),
+            times,
+            values,
+        })
     }
 
     /// `GenerateNodeAnimations`, first half: the target model and its curve nodes by component

@@ -31,6 +31,7 @@ use crate::graph::{Graph, Object, Props, ROOT_ID, strip_prefix};
 use crate::options::ImportOptions;
 
 mod anim;
+mod curve;
 mod material;
 mod mesh;
 mod morph;

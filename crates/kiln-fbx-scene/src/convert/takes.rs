@@ -279,6 +279,7 @@ fn key_cells(keys: &Node<'_, '_>) -> Result<Vec<Cell>, &'static str> {
 /// Decodes up to `max` keys; the second value says why it stopped early.
 fn decode_keys(cells: &[Cell], key_ver: i64, max: usize) -> (Curve, Option<String>) {
     let mut curve = Curve {
+        object: None,
         times: Vec::new(),
         values: Vec::new(),
     };
