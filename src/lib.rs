@@ -47,3 +47,8 @@ pub use encode::{EncodeOptions, Encoded, Layout, OutputFile, encode};
 pub use error::{Error, Result};
 pub use load::{LoadOptions, Loaded, load};
 pub use pipeline::{ConvertOptions, ConvertedMemory, convert_file, convert_memory, prepare_file};
+
+// The crate page's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/crate.md")]
+struct CrateDocDoctests;

@@ -60,3 +60,8 @@ pub use skeleton::{Pose, PoseMismatch, Skeleton, SkeletonError, classic_offsets}
 pub use skin::{SkinError, palette, skin_vertices};
 pub use warning::BindWarning;
 pub use weights::{WeightBake, bake_weights};
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -469,3 +469,8 @@ pub unsafe extern "C" fn kiln_runtime_free(runtime: *mut KilnRuntime) {
         drop(unsafe { Box::from_raw(runtime) });
     }
 }
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

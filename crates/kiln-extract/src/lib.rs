@@ -68,3 +68,8 @@ pub use clip::{
 pub use extract::{
     BoneSource, Extracted, ExtractedMaterial, extract, extract_taking_meshes, texture_file_name,
 };
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -138,3 +138,8 @@ fn import_on_this_thread(
     scene.warnings = warnings;
     Ok(scene)
 }
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -75,3 +75,8 @@ pub use error::{Error, ErrorKind, Location};
 pub use owned::{OwnedNode, OwnedValue};
 pub use value::{Array, ArrayEncoding, ArrayType, Element, LeIter, LeSlice, Raw, Value};
 pub use write::{Compression, WriteOptions, write_binary, write_binary_big_endian};
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -45,3 +45,8 @@ pub mod xml;
 
 pub use error::{Element, FormatError, Item, XmlContext};
 pub use model::*;
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

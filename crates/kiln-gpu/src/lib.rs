@@ -44,3 +44,8 @@ pub use skin::{ComputeSkinner, SKIN_WGSL, SkinBatch, SkinInput, SkinnedFrame};
 pub use verify::{
     Animated, ErrorStat, FrameSelection, SampleReport, VerifyOptions, VerifyReport, verify,
 };
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

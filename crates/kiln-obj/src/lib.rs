@@ -188,3 +188,8 @@ pub use load::{FileSystem, Files, load, load_with, parse_at};
 
 #[cfg(test)]
 mod tests;
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -386,3 +386,8 @@ mod tests {
         );
     }
 }
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

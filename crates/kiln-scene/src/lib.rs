@@ -675,3 +675,8 @@ mod tests {
         assert!(!m.primitive_types.contains(PrimitiveTypes::TRIANGLE));
     }
 }
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -208,3 +208,8 @@ pub fn inspect(
         Ok(out.into())
     })
 }
+
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
