@@ -137,6 +137,7 @@ fn main() {
         ("morph-tube.fbx", morph::morph_tube_file(false)),
         ("morph-tube-split.fbx", morph::morph_tube_file(true)),
         ("morph-tube-curves.fbx", morph::morph_tube_curves_file()),
+        ("morph-tube-6100.fbx", legacy::fbx61(&morph::morph_tube())),
         (
             "morph-only.fbx",
             kiln_testkit::fixtures::fbx::morph_only_file(false),

@@ -89,6 +89,25 @@ pub(super) struct MorphKeys {
     curves: Vec<(u64, Arc<Curve>)>,
 }
 
+impl MorphKeys {
+    /// The weight curves of a 6.x take, by channel id: kept as a stack that moves weights is
+    /// (Assimp reads no 6.x takes, so its rule has nothing to say), over their keys' range.
+    pub(super) fn of_take(curves: Vec<(u64, Arc<Curve>)>) -> Option<MorphKeys> {
+        if curves.is_empty() {
+            return None;
+        }
+        let range = curves
+            .iter()
+            .filter_map(|(_, c)| Some((*c.times.first()?, *c.times.last()?)))
+            .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
+        Some(MorphKeys {
+            keeps: true,
+            range,
+            curves,
+        })
+    }
+}
+
 /// The curve nodes of one stack by target node name (sorted), each with its model id, in
 /// layer and connection order.
 pub(super) type NodeMap = BTreeMap<String, Vec<(u64, CurveNode)>>;
@@ -211,7 +230,8 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         }
         if g.legacy {
             for take in self.read_takes() {
-                self.push_animation(take.name, &take.node_map, take.range, fps, None);
+                let morph = MorphKeys::of_take(take.weight_curves);
+                self.push_animation(take.name, &take.node_map, take.range, fps, morph);
             }
         }
     }

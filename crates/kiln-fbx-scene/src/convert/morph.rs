@@ -24,7 +24,9 @@
 //! is read as one full weight per shape.
 //!
 //! A `DeformPercent` curve on a channel becomes a [`MorphChannel`] of each target the channel
-//! made, once the meshes exist ([`Converter::resolve_morph_channels`]).
+//! made, once the meshes exist ([`Converter::resolve_morph_channels`]). In 6.x a take's
+//! `Channel` of a shape's name, on the model that has the shape, is that shape's curve (in
+//! percent, as `DeformPercent`; ufbx reads it so).
 
 use std::collections::BTreeMap;
 
@@ -36,8 +38,19 @@ use crate::codes;
 use crate::geometry::MeshGeometry;
 use crate::graph::{Object, strip_prefix};
 
-/// The channel id of a 6.x shape (no object: no curve can name it).
+/// The channel id of a 6.x shape that no take channel can name (past the ids
+/// [`legacy_channel`] hands out).
 const LEGACY: u64 = u64::MAX;
+
+/// The channel id of the `k`th `Shape` child of 6.x object `owner` (a model, or a geometry of
+/// one): 6.x shapes are no objects, so the id is made from where the shape is, above every id
+/// the 6.x graph hands out (2^48 on), for a take channel of the shape's name to find it.
+pub(super) fn legacy_channel(owner: u64, k: usize) -> u64 {
+    match (u16::try_from(k), u32::try_from(owner & 0xffff_ffff)) {
+        (Ok(k), Ok(low)) => (1 << 62) | (u64::from(low) << 16) | u64::from(k),
+        _ => LEGACY,
+    }
+}
 
 /// One shape as the file gives it, before it is spread to the output vertices.
 struct RawShape {
@@ -86,7 +99,8 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                 let weight = props.float(&name).unwrap_or(0.0);
                 let shape = self.raw_shape(&shape, name.clone(), 1.0, None, &what, geo);
                 let shapes = shape.into_iter().collect();
-                out.extend(self.checked_channel(LEGACY, name, weight, shapes, &what));
+                let id = legacy_channel(obj.id, k);
+                out.extend(self.checked_channel(id, name, weight, shapes, &what));
             }
             return out;
         }

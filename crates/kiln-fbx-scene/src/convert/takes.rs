@@ -10,6 +10,8 @@
 //!         Channel: "R"  ...                 (degrees, the node's rotation order)
 //!         Channel: "S"  ...
 //!       Channel: "Visibility" ...           (not imported, as in 7.x)
+//!       Channel: "SHAPE" { Default, KeyVer, KeyCount, Key: ... }
+//!                                           (a blend shape's weight, percent)
 //! ```
 //!
 //! Each take becomes the same [`NodeMap`] a 7.x stack does (`T`/`R`/`S` as `Lcl Translation`,
@@ -17,7 +19,8 @@
 //! stack's `LocalStart`/`LocalStop`, so everything after (merged key times, Euler order, pre-
 //! and post-rotation, pivots, the time base) is the 7.x path's, and a take converts exactly as
 //! the same scene saved as 7.x. Like that path, only key times and values are kept: the
-//! interpolation modes and tangents are read past, not evaluated.
+//! interpolation modes and tangents are read past, not evaluated. A channel named as one of
+//! the model's `Shape`s is that shape's weight curve, as ufbx reads it.
 //!
 //! A `Key` array is a flat list of `time, value, mode, ...` where what follows the mode
 //! depends on it and on the curve's `KeyVer` (4003 before FBX 5.0, 4004 before 6.0, else
@@ -45,6 +48,8 @@ use crate::graph::normalize_name;
 pub(super) struct Take {
     pub name: String,
     pub node_map: NodeMap,
+    /// Blend-shape weight curves (percent), by the channel id of their shape.
+    pub weight_curves: Vec<(u64, Arc<Curve>)>,
     /// `LocalTime`: start and stop (both 0 when missing).
     pub range: (i64, i64),
 }
@@ -75,6 +80,7 @@ impl Converter<'_, '_, '_> {
                 .and_then(|t| Some((t.value(0)?.to_i64()?, t.value(1)?.to_i64()?)))
                 .unwrap_or((0, 0));
             let mut node_map = NodeMap::new();
+            let mut weight_curves = Vec::new();
             for model in take.children_named("Model") {
                 let Some(Value::String(target)) = model.value(0) else {
                     continue;
@@ -94,6 +100,12 @@ impl Converter<'_, '_, '_> {
                     continue;
                 };
                 let Some(m) = self.model(id) else { continue };
+                for (channel_id, shape, channel) in self.shape_channels(id, &model) {
+                    let what = format!("take '{name}', model '{}', shape '{shape}'", m.name);
+                    if let Some(c) = self.take_curve(&channel, key_ver, &what) {
+                        weight_curves.push((channel_id, Arc::new(c)));
+                    }
+                }
                 for (property, channel) in transform_channels(&model) {
                     let mut curves = BTreeMap::new();
                     for axis in channel.children_named("Channel") {
@@ -122,8 +134,44 @@ impl Converter<'_, '_, '_> {
             out.push(Take {
                 name,
                 node_map,
+                weight_curves,
                 range,
             });
+        }
+        out
+    }
+
+    /// The take model's channels that animate a blend shape's weight: each `Channel` named as
+    /// a `Shape` child of the model (or of a geometry connected to it), with that shape's
+    /// channel id and name.
+    fn shape_channels<'x, 'y>(
+        &self,
+        model: u64,
+        take_model: &Node<'x, 'y>,
+    ) -> Vec<(u64, String, Node<'x, 'y>)> {
+        let g = self.g;
+        let mut owners = vec![model];
+        owners.extend(g.sources_of(model, "Geometry").map(|(c, _)| c.src));
+        let mut shapes: Vec<(u64, Vec<u8>)> = Vec::new();
+        for owner in owners {
+            let Some(obj) = g.object(owner) else { continue };
+            for (k, shape) in obj.node.children_named("Shape").enumerate() {
+                if let Some(Value::String(n)) = shape.value(0) {
+                    shapes.push((super::morph::legacy_channel(owner, k), n.to_vec()));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        if shapes.is_empty() {
+            return out;
+        }
+        for ch in take_model.children_named("Channel") {
+            let Some(Value::String(name)) = ch.value(0) else {
+                continue;
+            };
+            if let Some((id, n)) = shapes.iter().find(|(_, n)| n.as_slice() == name) {
+                out.push((*id, kiln_scene::names::from_bytes(n).into_owned(), ch));
+            }
         }
         out
     }
