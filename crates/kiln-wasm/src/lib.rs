@@ -9,6 +9,8 @@
 //!   clipRate: number }` (the CLI's `--layout`, `--quantize` / `--quantize-positions`,
 //!   `--static`, `--clip-rate`), every field optional. The outputs equal the CLI's byte for byte.
 //! - `inspect(bytes, fileName)` → what a `.mesh` or `.clip` holds (kiln or classic layout).
+//! - `view(meshBytes, clips)` → a `.mesh` and its `.clip`s ready to draw as an engine does:
+//!   the vertices in the file's layout, the indices, and the baked bone-matrix texture.
 //! - `version()`.
 //!
 //! Errors are JS exceptions (`Error`) whose message is the line the CLI prints after
@@ -146,9 +148,11 @@ pub fn inspect(
         let at = |e: &dyn std::fmt::Display| format!("{file_name}: {e}");
         let out = Object::new();
         let kind = FileKind::of(Path::new(file_name), bytes);
+        // The views need the bytes 16-byte aligned; JavaScript's need not be.
+        let aligned = kiln::format::kiln::AlignedBytes::from_bytes(bytes);
         let model = match kind {
             FileKind::KilnMesh => Some(
-                kiln::format::kiln::MeshView::parse(bytes)
+                kiln::format::kiln::MeshView::parse(aligned.as_bytes())
                     .map_err(|e| at(&e))?
                     .to_model(),
             ),
@@ -189,7 +193,7 @@ pub fn inspect(
             return Ok(out.into());
         }
         let clip = match kind {
-            FileKind::KilnClip => kiln::format::kiln::ClipView::parse(bytes)
+            FileKind::KilnClip => kiln::format::kiln::ClipView::parse(aligned.as_bytes())
                 .map_err(|e| at(&e))?
                 .to_clip(),
             FileKind::ClassicClip => kiln::format::classic::read_clip(bytes).map_err(|e| at(&e))?,
@@ -205,6 +209,190 @@ pub fn inspect(
             "weightTracks",
             &JsValue::from(clip.weight_tracks.len() as u32),
         );
+        Ok(out.into())
+    })
+}
+
+/// A `.mesh` (kiln or classic layout) and its clips read as a format, in the order given.
+/// A model read back for viewing: its data, skin offsets, clips and materials.
+type ReadModel = (
+    kiln::format::Model,
+    Vec<Option<kiln::format::Matrix>>,
+    Vec<kiln::format::Clip>,
+    Vec<kiln::format::MaterialData>,
+);
+
+fn read_model(mesh: &[u8], clips: &[Vec<u8>], xml: Option<&str>) -> Result<ReadModel, String> {
+    use kiln::format::kiln::{AlignedBytes, ClipView, FileType, MeshView};
+    // The views borrow typed slices, which need the bytes 16-byte aligned; JavaScript's need
+    // not be.
+    let aligned = AlignedBytes::from_bytes(mesh);
+    let from_xml = || -> Result<Vec<kiln::format::MaterialData>, String> {
+        match xml {
+            Some(text) => kiln::format::xml::read_materials(text).map_err(|e| format!(".xml: {e}")),
+            None => Ok(Vec::new()),
+        }
+    };
+    let (model, offsets, materials) = match FileType::of(mesh) {
+        Some(FileType::Mesh) => {
+            let view = MeshView::parse(aligned.as_bytes()).map_err(|e| format!(".mesh: {e}"))?;
+            let materials = view.materials().map(|m| m.to_material_data()).collect();
+            (view.to_model(), view.skin_offsets(), materials)
+        }
+        Some(FileType::Clip) => return Err("a .clip was given where the .mesh goes".into()),
+        None => {
+            let model =
+                kiln::format::classic::read_mesh(mesh).map_err(|e| format!(".mesh: {e}"))?;
+            let offsets = kiln::anim::classic_offsets(&model).offsets;
+            (model, offsets, from_xml()?)
+        }
+    };
+    let mut out = Vec::with_capacity(clips.len());
+    for (i, bytes) in clips.iter().enumerate() {
+        let aligned = AlignedBytes::from_bytes(bytes);
+        let clip = match FileType::of(bytes) {
+            Some(FileType::Clip) => ClipView::parse(aligned.as_bytes())
+                .map_err(|e| format!("clip {i}: {e}"))?
+                .to_clip(),
+            Some(FileType::Mesh) => return Err(format!("clip {i}: a .mesh, not a .clip")),
+            None => {
+                kiln::format::classic::read_clip(bytes).map_err(|e| format!("clip {i}: {e}"))?
+            }
+        };
+        out.push(clip);
+    }
+    Ok((model, offsets, out, materials))
+}
+
+/// What a viewer draws, the way an engine does: the `.mesh` (kiln or classic layout) with its
+/// `.clip`s (an array of `Uint8Array`) and, for a classic `.mesh`, the text of its `.xml` (the
+/// materials; a kiln-layout `.mesh` holds its own) baked into the bone-matrix texture (`kiln bake`'s, with
+/// one bind-pose frame when there are no clips). Returns `{ parts: [{ name, material, diffuse
+/// (RGBA), vertices: Float32Array (19 floats a vertex, the .mesh's 76-byte layout: position, uv,
+/// normal, tangent, blend indices, blend weights), indices: Uint32Array }], bones: [{ name,
+/// parent }], bounds: { min, max } (the box `kiln preview --frames 0` frames: every vertex
+/// skinned at frame 0 of every clip), bake: { width, height, layers, boneCount, frameCounts,
+/// frameRates, clipNames, texels: Float32Array } }`, texels RGBA, layer by layer, row by row
+/// (`docs/animation.md`: texel `4b + r` of row `f` is row `r` of bone `b`'s matrix at frame
+/// `f`). Blend shapes are not applied.
+#[wasm_bindgen]
+pub fn view(mesh: &[u8], clips: Array, xml: Option<String>) -> Result<JsValue, JsError> {
+    guarded(|| {
+        let clip_bytes: Vec<Vec<u8>> = clips
+            .iter()
+            .map(|c| c.dyn_into::<Uint8Array>().map(|a| a.to_vec()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| "view: every clip must be a Uint8Array".to_string())?;
+        let (model, offsets, clips, materials) = read_model(mesh, &clip_bytes, xml.as_deref())?;
+        let options = kiln::anim::baked::ModelBakeOptions {
+            bind_pose_without_clips: true,
+            ..kiln::anim::baked::ModelBakeOptions::texture(Default::default())
+        };
+        let baked = kiln::anim::bake_model(&model, &offsets, &clips, &options)
+            .map_err(|e| format!("bake: {e}"))?;
+        let out = Object::new();
+        let parts = Array::new();
+        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+        for p in &model.meshes {
+            let e = Object::new();
+            set(&e, "name", &JsValue::from_str(&p.name));
+            set(&e, "material", &JsValue::from_str(&p.material_name));
+            let diffuse = materials
+                .iter()
+                .find(|m| m.name == p.material_name)
+                .map_or([0.8, 0.8, 0.8, 1.0], |m| m.diffuse);
+            let c: Array = diffuse.iter().map(|&x| JsValue::from(x)).collect();
+            set(&e, "diffuse", &c.into());
+            let floats: &[f32] = bytemuck::cast_slice(&p.vertices);
+            set(&e, "vertices", &js_sys::Float32Array::from(floats).into());
+            set(
+                &e,
+                "indices",
+                &js_sys::Uint32Array::from(&p.indices[..]).into(),
+            );
+            parts.push(&e);
+        }
+        set(&out, "parts", &parts.into());
+        // The box `kiln preview --frames 0` frames: every vertex, skinned at frame 0 of every
+        // clip (kiln-anim's CPU skinning).
+        let b = &baked.bake;
+        let mut pal = vec![glam::Mat4::ZERO; b.bone_count as usize];
+        for clip in 0..b.layers as usize {
+            kiln::anim::palette(b, clip, 0.0, kiln::anim::sample::Wrap::Clamp, &mut pal)
+                .map_err(|e| format!("palette: {e}"))?;
+            for p in &model.meshes {
+                let mut positions = vec![[0f32; 3]; p.vertices.len()];
+                kiln::anim::skin::skin_positions(&pal, &p.vertices, &mut positions)
+                    .map_err(|e| format!("skinning: {e}"))?;
+                for q in positions.iter().filter(|q| q.iter().all(|x| x.is_finite())) {
+                    for k in 0..3 {
+                        lo[k] = lo[k].min(q[k]);
+                        hi[k] = hi[k].max(q[k]);
+                    }
+                }
+            }
+        }
+        // The box `kiln preview --frames 0` frames: every vertex, skinned at frame 0 of every
+        // clip (kiln-anim's CPU skinning).
+        let mut pal = vec![glam::Mat4::ZERO; b.bone_count as usize];
+        for clip in 0..b.layers as usize {
+            kiln::anim::palette(b, clip, 0.0, kiln::anim::sample::Wrap::Clamp, &mut pal)
+                .map_err(|e| format!("palette: {e}"))?;
+            for p in &model.meshes {
+                let mut positions = vec![[0f32; 3]; p.vertices.len()];
+                kiln::anim::skin::skin_positions(&pal, &p.vertices, &mut positions)
+                    .map_err(|e| format!("skinning: {e}"))?;
+                for q in positions.iter().filter(|q| q.iter().all(|x| x.is_finite())) {
+                    for k in 0..3 {
+                        lo[k] = lo[k].min(q[k]);
+                        hi[k] = hi[k].max(q[k]);
+                    }
+                }
+            }
+        }
+        let bones = Array::new();
+        for b in &model.bones {
+            let e = Object::new();
+            set(&e, "name", &JsValue::from_str(&b.name));
+            set(&e, "parent", &JsValue::from(b.parent));
+            bones.push(&e);
+        }
+        set(&out, "bones", &bones.into());
+        let bounds = Object::new();
+        let v3 = |a: [f32; 3]| -> JsValue {
+            Array::of3(&a[0].into(), &a[1].into(), &a[2].into()).into()
+        };
+        set(&bounds, "min", &v3(lo));
+        set(&bounds, "max", &v3(hi));
+        set(&out, "bounds", &bounds.into());
+        let bake = Object::new();
+        set(&bake, "width", &JsValue::from(b.width));
+        set(&bake, "height", &JsValue::from(b.height));
+        set(&bake, "layers", &JsValue::from(b.layers));
+        set(&bake, "boneCount", &JsValue::from(b.bone_count));
+        let list = |v: Vec<JsValue>| -> JsValue { v.into_iter().collect::<Array>().into() };
+        set(
+            &bake,
+            "frameCounts",
+            &list(b.frame_counts.iter().map(|&n| n.into()).collect()),
+        );
+        set(
+            &bake,
+            "frameRates",
+            &list(b.frame_rates.iter().map(|&r| r.into()).collect()),
+        );
+        set(
+            &bake,
+            "clipNames",
+            &list(b.clip_names.iter().map(|n| JsValue::from_str(n)).collect()),
+        );
+        let texels: Vec<f32> = b.texels.iter().flatten().copied().collect();
+        set(
+            &bake,
+            "texels",
+            &js_sys::Float32Array::from(&texels[..]).into(),
+        );
+        set(&out, "bake", &bake.into());
         Ok(out.into())
     })
 }

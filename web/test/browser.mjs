@@ -1,0 +1,227 @@
+// The page (web/index.html) in a real browser: headless Chromium (Debian's `chromium`) driven
+// by puppeteer-core, which is pointed at it (no browser is downloaded). A static server of
+// web/ on 127.0.0.1; for each model, the test picks it and the files it refers to (those the
+// native conversion read, from its manifest) in the page's file input, waits for the worker's
+// result, then:
+//   - clicks every file's download link and the .zip button, and compares what Chromium saved
+//     with the native `kiln convert` outputs (web/test/compare.mjs: byte for byte, but for the
+//     last bits of .clip keys that went through sin/cos), and the .zip's entries with the
+//     single downloads (byte for byte);
+//   - for models whose parts have no texture, stops the animation at frame 0, reads the
+//     viewer's pixels and compares them with the first tile of `kiln preview --frames 0` of the
+//     same .mesh (PSNR over 256×256, at least MIN_PSNR dB; a blank or mis-skinned canvas is
+//     far below).
+// Prints one line per model and the conversion times the page measured.
+//
+// usage: node web/test/browser.mjs KILN_BINARY OUT_DIR
+import { spawnSync } from "node:child_process";
+import { createServer } from "node:http";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, extname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import puppeteer from "puppeteer-core";
+
+// The viewer and kiln preview agree to 49-64 dB on the corpus models; unskinned (bones ignored)
+// they are 22-24 dB apart, and a blank or mis-framed canvas is lower still.
+const MIN_PSNR = 35;
+const here = dirname(fileURLToPath(import.meta.url));
+const web = resolve(here, "..");
+const [kiln, outRoot] = process.argv.slice(2);
+const corpus = "/usr/share/assimp/models";
+// [model, layout, compare the viewer with kiln preview]
+const only = process.env.KILN_BROWSER_ONLY;
+const allModels = [
+  ["OBJ/spider.obj", "kiln", false],
+  ["OBJ/WusonOBJ.obj", "classic", false],
+  ["FBX/spider.fbx", "kiln", false],
+  ["FBX/huesitos.fbx", "kiln", true],
+  ["FBX/animation_with_skeleton.fbx", "kiln", true],
+  ["FBX/box_orphant_embedded_texture.fbx", "classic", false],
+];
+// KILN_BROWSER_EXTRA=/abs/a.fbx:/abs/b.obj adds models by hand (kiln layout, no preview).
+const extra = (process.env.KILN_BROWSER_EXTRA ?? "").split(":").filter(Boolean).map((p) => [p, "kiln", false]);
+const models = (only ? allModels.filter(([m]) => m.includes(only)) : allModels).concat(extra);
+
+const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript",
+  ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json" };
+const server = createServer((req, res) => {
+  const path = resolve(web, "." + decodeURIComponent(new URL(req.url, "http://x").pathname));
+  const file = path.endsWith("/") ? join(path, "index.html") : path;
+  if (!file.startsWith(web) || !existsSync(file) || statSync(file).isDirectory()) {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
+  res.end(readFileSync(file));
+});
+await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const url = `http://127.0.0.1:${server.address().port}/index.html`;
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 300_000 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: ${r.stderr || r.error}`);
+  return r.stdout;
+}
+
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  headless: true,
+  // SwiftShader: WebGL2 without a GPU. The renderer's JavaScript heap is capped (an address-space
+  // limit would refuse the memory V8 reserves for WebAssembly).
+  args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
+    "--js-flags=--max-old-space-size=2048"],
+  protocolTimeout: 300_000,
+});
+let failed = 0;
+try {
+  let webgl2 = true;
+  for (const [rel, layout, comparePreview] of models) {
+    // A fresh page per model: Chromium lets a page start several downloads once, then asks.
+    const page = await browser.newPage();
+    page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+    await page.goto(url);
+    await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"), { timeout: 60_000 });
+    webgl2 &&= await page.evaluate(() => !!document.createElement("canvas").getContext("webgl2"));
+    const cdp = await page.createCDPSession();
+    const label = `${rel} (${layout})`;
+    const name = rel.split("/").pop();
+    const stem = name.replace(/\.[^.]*$/, "");
+    const dir = join(outRoot, rel.replace(/\W/g, "_") + "-" + layout);
+    rmSync(dir, { recursive: true, force: true });
+    const cli = join(dir, "cli");
+    const downloads = join(dir, "browser");
+    mkdirSync(downloads, { recursive: true });
+    const source = rel.startsWith("/") ? rel : join(corpus, rel);
+    run(kiln, ["convert", source, "-o", cli, "--layout", layout]);
+    const manifest = JSON.parse(readFileSync(join(cli, `${stem}.kiln.json`), "utf8"));
+    const inputs = manifest.inputs.map((i) => resolve(dirname(source), i.path));
+    await page.select("select[name=layout]", layout);
+    const before = await page.evaluate(() => (window.kilnResults ?? []).length);
+    const input = await page.$("#files");
+    await input.uploadFile(...inputs);
+    await page.waitForFunction((n) => (window.kilnResults ?? []).length > n, { timeout: 300_000 }, before);
+    const result = await page.evaluate((n) => {
+      const r = window.kilnResults[n];
+      return { ok: r.ok, error: r.error, ms: r.ms, files: r.ok ? r.files.map((f) => f.name) : [], bones: r.mesh?.bones.length, view: !!r.view, viewError: r.viewError };
+    }, before);
+    if (result.ok && extra.some(([m]) => m === rel)) {
+      // By hand: a second conversion on the same page, with the module warm (the input is
+      // emptied first, or picking the same files again would change nothing).
+      await page.evaluate(() => { document.getElementById("files").value = ""; });
+      await input.uploadFile(...inputs);
+      await page.waitForFunction((n) => (window.kilnResults ?? []).length > n + 1, { timeout: 300_000 }, before);
+      const warm = await page.evaluate((n) => window.kilnResults[n + 1].ms, before);
+      console.log(`${label}: converted in ${result.ms.toFixed(1)} ms (first call), ${warm.toFixed(1)} ms (second)`);
+    }
+    if (!result.ok) {
+      console.error(`${label}: the page failed: ${result.error}`);
+      failed++;
+      await page.close();
+      continue;
+    }
+    // Downloads, one by one, then the zip.
+    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads, eventsEnabled: true });
+    const article = `article[data-model="${name}"]`;
+    await page.$$eval(`${article} ul.files a`, (links) => links.forEach((a) => a.click()));
+    const saved = async (names, folder) => {
+      for (let i = 0; i < 600; i++) {
+        const have = readdirSync(folder);
+        if (names.every((n) => have.includes(n)) && !have.some((n) => n.endsWith(".crdownload"))) return;
+        await new Promise((ok) => setTimeout(ok, 100));
+      }
+      throw new Error(`downloads missing in ${folder}: ${names.filter((n) => !readdirSync(folder).includes(n))}`);
+    };
+    await saved(result.files, downloads);
+    const zipDir = join(dir, "zip");
+    mkdirSync(zipDir, { recursive: true });
+    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: zipDir, eventsEnabled: true });
+    await page.click(`${article} button.zip`);
+    await saved([`${stem}.zip`], zipDir);
+    const unzipped = join(dir, "unzipped");
+    run("unzip", ["-q", "-o", join(zipDir, `${stem}.zip`), "-d", unzipped]);
+    const cmp = spawnSync("node", [join(here, "compare.mjs"), downloads, cli, label], { encoding: "utf8" });
+    process.stdout.write(cmp.stdout);
+    if (cmp.status !== 0) {
+      process.stderr.write(cmp.stderr);
+      failed++;
+    }
+    for (const f of result.files) {
+      if (!readFileSync(join(unzipped, f)).equals(readFileSync(join(downloads, f)))) {
+        console.error(`${label}: ${f} in the .zip differs from its download`);
+        failed++;
+      }
+    }
+    let viewerNote = result.view ? "viewer drawn" : `no view (${result.viewError})`;
+    if (comparePreview && webgl2 && result.view) {
+      const sheet = join(dir, "preview.png");
+      run(kiln, ["preview", join(cli, `${stem}.mesh`), "--frames", "0", "--tile", "256", "-o", sheet]);
+      const psnr = await page.evaluate(async (articleSel, png) => {
+        const node = document.querySelector(articleSel);
+        const canvas = node.querySelector("canvas.viewer");
+        node.querySelector(".play").checked = false;
+        node.viewState.t = 0;
+        canvas.width = canvas.height = 256;
+        node.viewer.draw(node.viewState.clip, 0);
+        const gl = node.viewer.gl;
+        const ours = new Uint8Array(256 * 256 * 4);
+        gl.readPixels(0, 0, 256, 256, gl.RGBA, gl.UNSIGNED_BYTE, ours);
+        const img = new Image();
+        img.src = "data:image/png;base64," + png;
+        await img.decode();
+        const c = document.createElement("canvas");
+        c.width = c.height = 256;
+        const ctx = c.getContext("2d");
+        ctx.drawImage(img, 0, 0, 256, 256, 0, 0, 256, 256); // the first tile
+        const theirs = ctx.getImageData(0, 0, 256, 256).data;
+        let se = 0;
+        for (let y = 0; y < 256; y++) {
+          for (let x = 0; x < 256; x++) {
+            for (let k = 0; k < 3; k++) {
+              // readPixels rows go bottom up, the image's top down.
+              const d = ours[((255 - y) * 256 + x) * 4 + k] - theirs[(y * 256 + x) * 4 + k];
+              se += d * d;
+            }
+          }
+        }
+        const mse = se / (256 * 256 * 3);
+        return mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
+      }, article, readFileSync(sheet).toString("base64"));
+      viewerNote = `viewer against kiln preview: PSNR ${psnr.toFixed(1)} dB`;
+      if (!(psnr >= MIN_PSNR)) {
+        console.error(`${label}: the viewer's frame 0 is ${psnr.toFixed(1)} dB from kiln preview's (at least ${MIN_PSNR} wanted)`);
+        failed++;
+      }
+    }
+    console.log(`${label}: ${result.files.length} downloads and the .zip equal the CLI's; ${result.bones} bones; converted in ${result.ms.toFixed(1)} ms in Chromium; ${viewerNote}`);
+    await page.close();
+  }
+  // Bad input: the page shows the CLI's one-line error for that file, and goes on.
+  {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"), { timeout: 60_000 });
+    mkdirSync(outRoot, { recursive: true });
+    const junk = join(outRoot, "junk.fbx");
+    writeFileSync(junk, "this is not an FBX file\n");
+    const cli = spawnSync(kiln, ["convert", junk, "-o", join(outRoot, "junk-out")], { encoding: "utf8" });
+    const line = cli.stderr.split("\n").find((l) => l.startsWith("kiln: error: ")) ?? "";
+    await (await page.$("#files")).uploadFile(junk);
+    await page.waitForFunction(() => (window.kilnResults ?? []).length > 0, { timeout: 60_000 });
+    const shown = await page.$eval('article[data-model="junk.fbx"] .error', (e) => e.textContent);
+    if (!line || !shown.includes(line.slice("kiln: error: ".length).replace(/^.*?junk\.fbx/, "junk.fbx"))) {
+      console.error(`junk.fbx: the page says "${shown}", the CLI "${line}"`);
+      failed++;
+    } else {
+      console.log(`junk.fbx: the page shows the CLI's error: ${shown}`);
+    }
+    await page.close();
+  }
+  if (!webgl2) {
+    console.error("this Chromium gives no WebGL2 context: the viewer was not checked");
+    failed++;
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,47 @@
+// The conversion, off the page's thread: kiln (web/pkg, built by scripts/build-web) converts
+// each model the page hands over, with the other dropped files as its resources, and reads
+// the outputs back for the page's lists and viewer. One message in, one message out:
+//   in:  { id, model: { name, bytes }, resources: [{ name, bytes }], options }
+//   out: { id, ok: true, name, files: [{ name, bytes }], warnings, summary, ms, mesh, clips,
+//          view } or { id, ok: false, name, error }
+import init, { convert, inspect, view } from "./pkg/kiln_wasm.js";
+
+const ready = init();
+
+self.onmessage = async (event) => {
+  const { id, model, resources, options } = event.data;
+  try {
+    await ready;
+    // Resources by the names a model uses: the path as written and the bare file name (a
+    // browser drop has no folders).
+    const byName = new Map();
+    for (const r of resources) byName.set(r.name, new Uint8Array(r.bytes));
+    const lookup = (name) => byName.get(name) ?? byName.get(name.split("/").pop());
+    const start = performance.now();
+    const out = convert(new Uint8Array(model.bytes), model.name, lookup, options);
+    const ms = performance.now() - start;
+    const meshFile = out.files.find((f) => f.name.endsWith(".mesh"));
+    const clipFiles = out.files.filter((f) => f.name.endsWith(".clip"));
+    const xmlFile = out.files.find((f) => f.name.endsWith(".xml"));
+    const mesh = meshFile ? inspect(meshFile.bytes, meshFile.name) : null;
+    const clips = clipFiles.map((f) => ({ file: f.name, ...inspect(f.bytes, f.name) }));
+    let viewData = null;
+    let viewError = null;
+    if (meshFile) {
+      try {
+        const xml = xmlFile ? new TextDecoder().decode(xmlFile.bytes) : undefined;
+        viewData = view(meshFile.bytes, clipFiles.map((f) => f.bytes), xml);
+      } catch (e) {
+        viewError = String(e.message ?? e);
+      }
+    }
+    const transfer = out.files.map((f) => f.bytes.buffer);
+    self.postMessage(
+      { id, ok: true, name: model.name, files: out.files, warnings: out.warnings,
+        summary: out.summary, ms, mesh, clips, view: viewData, viewError },
+      transfer,
+    );
+  } catch (e) {
+    self.postMessage({ id, ok: false, name: model.name, error: String(e.message ?? e) });
+  }
+};
