@@ -332,24 +332,6 @@ pub fn view(mesh: &[u8], clips: Array, xml: Option<String>) -> Result<JsValue, J
                 }
             }
         }
-        // The box `kiln preview --frames 0` frames: every vertex, skinned at frame 0 of every
-        // clip (kiln-anim's CPU skinning).
-        let mut pal = vec![glam::Mat4::ZERO; b.bone_count as usize];
-        for clip in 0..b.layers as usize {
-            kiln::anim::palette(b, clip, 0.0, kiln::anim::sample::Wrap::Clamp, &mut pal)
-                .map_err(|e| format!("palette: {e}"))?;
-            for p in &model.meshes {
-                let mut positions = vec![[0f32; 3]; p.vertices.len()];
-                kiln::anim::skin::skin_positions(&pal, &p.vertices, &mut positions)
-                    .map_err(|e| format!("skinning: {e}"))?;
-                for q in positions.iter().filter(|q| q.iter().all(|x| x.is_finite())) {
-                    for k in 0..3 {
-                        lo[k] = lo[k].min(q[k]);
-                        hi[k] = hi[k].max(q[k]);
-                    }
-                }
-            }
-        }
         let bones = Array::new();
         for b in &model.bones {
             let e = Object::new();
