@@ -42,6 +42,19 @@ for (const clip of result.files.filter((f) => f.name.endsWith(".clip"))) {
     assert.ok(c.frames >= 1);
 }
 
+// view: the vertices as the .mesh stores them, the bake, a finite box.
+const clips = result.files.filter((f) => f.name.endsWith(".clip")).map((f) => f.bytes);
+const xml = result.files.find((f) => f.name.endsWith(".xml"));
+const v = kiln.view(mesh.bytes, clips, xml ? new TextDecoder().decode(xml.bytes) : undefined);
+assert.equal(v.parts.length, info.parts.length);
+for (const [i, p] of v.parts.entries()) {
+    assert.equal(p.vertices.length, 19 * info.parts[i].vertices);
+    assert.equal(p.indices.length, 3 * info.parts[i].triangles);
+}
+assert.equal(v.bake.layers, Math.max(clips.length, 1));
+assert.equal(v.bake.texels.length, 4 * v.bake.width * v.bake.height * v.bake.layers);
+assert.ok(v.bounds.min.every(Number.isFinite) && v.bounds.min.every((x, k) => x <= v.bounds.max[k]));
+
 // Bad input: an exception with the CLI's one-line message, never a crash.
 assert.throws(() => kiln.convert(new Uint8Array([1, 2, 3]), "junk.fbx", undefined, {}), (e) =>
     e.message.startsWith("junk.fbx: "));
@@ -50,4 +63,7 @@ assert.throws(() => kiln.convert(new Uint8Array([1, 2, 3]), "junk.txt", undefine
 assert.throws(() => kiln.convert(new Uint8Array(), "a.obj", undefined, { layout: "nope" }), (e) =>
     e.message.includes("option layout"));
 assert.throws(() => kiln.inspect(new Uint8Array([1, 2, 3]), "x.mesh"), (e) => e.message.startsWith("x.mesh: "));
+assert.throws(() => kiln.view(new Uint8Array([1, 2, 3]), []), (e) => e.message.startsWith(".mesh: "));
+assert.throws(() => kiln.view(mesh.bytes, [new Uint8Array([9, 9])]), (e) => e.message.startsWith("clip 0: "));
+assert.throws(() => kiln.view(mesh.bytes, ["not bytes"]), (e) => e.message.includes("Uint8Array"));
 console.log(`version ${kiln.version()}: ok`);
