@@ -148,29 +148,15 @@ pub fn inspect(
         let at = |e: &dyn std::fmt::Display| format!("{file_name}: {e}");
         let out = Object::new();
         let kind = FileKind::of(Path::new(file_name), bytes);
-        // The views need the bytes 16-byte aligned; JavaScript's need not be.
-        let aligned = kiln::format::kiln::AlignedBytes::from_bytes(bytes);
         let model = match kind {
-            FileKind::KilnMesh => Some(
-                kiln::format::kiln::MeshView::parse(aligned.as_bytes())
-                    .map_err(|e| at(&e))?
-                    .to_model(),
-            ),
-            FileKind::ClassicMesh => {
-                Some(kiln::format::classic::read_mesh(bytes).map_err(|e| at(&e))?)
+            FileKind::KilnMesh | FileKind::ClassicMesh => {
+                Some(read_mesh(bytes).map_err(|e| at(&e))?.model)
             }
             _ => None,
         };
         if let Some(model) = model {
             set(&out, "kind", &"mesh".into());
-            let bones = Array::new();
-            for b in &model.bones {
-                let e = Object::new();
-                set(&e, "name", &JsValue::from_str(&b.name));
-                set(&e, "parent", &JsValue::from(b.parent));
-                bones.push(&e);
-            }
-            set(&out, "bones", &bones.into());
+            set(&out, "bones", &bones_js(&model));
             let parts = Array::new();
             for p in &model.meshes {
                 let e = Object::new();
@@ -193,10 +179,7 @@ pub fn inspect(
             return Ok(out.into());
         }
         let clip = match kind {
-            FileKind::KilnClip => kiln::format::kiln::ClipView::parse(aligned.as_bytes())
-                .map_err(|e| at(&e))?
-                .to_clip(),
-            FileKind::ClassicClip => kiln::format::classic::read_clip(bytes).map_err(|e| at(&e))?,
+            FileKind::KilnClip | FileKind::ClassicClip => read_clip(bytes).map_err(|e| at(&e))?,
             _ => return Err(at(&"not a .mesh or .clip kiln writes")),
         };
         set(&out, "kind", &"clip".into());
@@ -213,55 +196,63 @@ pub fn inspect(
     })
 }
 
-/// A `.mesh` (kiln or classic layout) and its clips read as a format, in the order given.
-/// A model read back for viewing: its data, skin offsets, clips and materials.
-type ReadModel = (
-    kiln::format::Model,
-    Vec<Option<kiln::format::Matrix>>,
-    Vec<kiln::format::Clip>,
-    Vec<kiln::format::MaterialData>,
-);
+/// A `.mesh` read as a format: the model, and what a kiln-layout file stores beside it (skin
+/// offsets and materials; a classic file stores neither).
+struct MeshFile {
+    model: kiln::format::Model,
+    stored: Option<(
+        Vec<Option<kiln::format::Matrix>>,
+        Vec<kiln::format::MaterialData>,
+    )>,
+}
 
-fn read_model(mesh: &[u8], clips: &[Vec<u8>], xml: Option<&str>) -> Result<ReadModel, String> {
-    use kiln::format::kiln::{AlignedBytes, ClipView, FileType, MeshView};
-    // The views borrow typed slices, which need the bytes 16-byte aligned; JavaScript's need
-    // not be.
-    let aligned = AlignedBytes::from_bytes(mesh);
-    let from_xml = || -> Result<Vec<kiln::format::MaterialData>, String> {
-        match xml {
-            Some(text) => kiln::format::xml::read_materials(text).map_err(|e| format!(".xml: {e}")),
-            None => Ok(Vec::new()),
-        }
-    };
-    let (model, offsets, materials) = match FileType::of(mesh) {
+/// A `.mesh` of either layout: the kiln layout by its magic (copied 16-byte aligned first, as
+/// the views need and JavaScript's bytes need not be), else the classic one.
+fn read_mesh(bytes: &[u8]) -> Result<MeshFile, String> {
+    use kiln::format::kiln::{AlignedBytes, FileType, MeshView};
+    match FileType::of(bytes) {
         Some(FileType::Mesh) => {
-            let view = MeshView::parse(aligned.as_bytes()).map_err(|e| format!(".mesh: {e}"))?;
+            let aligned = AlignedBytes::from_bytes(bytes);
+            let view = MeshView::parse(aligned.as_bytes()).map_err(|e| e.to_string())?;
             let materials = view.materials().map(|m| m.to_material_data()).collect();
-            (view.to_model(), view.skin_offsets(), materials)
+            Ok(MeshFile {
+                model: view.to_model(),
+                stored: Some((view.skin_offsets(), materials)),
+            })
         }
-        Some(FileType::Clip) => return Err("a .clip was given where the .mesh goes".into()),
-        None => {
-            let model =
-                kiln::format::classic::read_mesh(mesh).map_err(|e| format!(".mesh: {e}"))?;
-            let offsets = kiln::anim::classic_offsets(&model).offsets;
-            (model, offsets, from_xml()?)
-        }
-    };
-    let mut out = Vec::with_capacity(clips.len());
-    for (i, bytes) in clips.iter().enumerate() {
-        let aligned = AlignedBytes::from_bytes(bytes);
-        let clip = match FileType::of(bytes) {
-            Some(FileType::Clip) => ClipView::parse(aligned.as_bytes())
-                .map_err(|e| format!("clip {i}: {e}"))?
-                .to_clip(),
-            Some(FileType::Mesh) => return Err(format!("clip {i}: a .mesh, not a .clip")),
-            None => {
-                kiln::format::classic::read_clip(bytes).map_err(|e| format!("clip {i}: {e}"))?
-            }
-        };
-        out.push(clip);
+        Some(FileType::Clip) => Err("a .clip was given where the .mesh goes".into()),
+        None => Ok(MeshFile {
+            model: kiln::format::classic::read_mesh(bytes).map_err(|e| e.to_string())?,
+            stored: None,
+        }),
     }
-    Ok((model, offsets, out, materials))
+}
+
+/// A `.clip` of either layout, as [`read_mesh`] reads a `.mesh`.
+fn read_clip(bytes: &[u8]) -> Result<kiln::format::Clip, String> {
+    use kiln::format::kiln::{AlignedBytes, ClipView, FileType};
+    match FileType::of(bytes) {
+        Some(FileType::Clip) => {
+            let aligned = AlignedBytes::from_bytes(bytes);
+            Ok(ClipView::parse(aligned.as_bytes())
+                .map_err(|e| e.to_string())?
+                .to_clip())
+        }
+        Some(FileType::Mesh) => Err("a .mesh, not a .clip".into()),
+        None => kiln::format::classic::read_clip(bytes).map_err(|e| e.to_string()),
+    }
+}
+
+/// `[{ name, parent }]` of a model's bones.
+fn bones_js(model: &kiln::format::Model) -> JsValue {
+    let bones = Array::new();
+    for b in &model.bones {
+        let e = Object::new();
+        set(&e, "name", &JsValue::from_str(&b.name));
+        set(&e, "parent", &JsValue::from(b.parent));
+        bones.push(&e);
+    }
+    bones.into()
 }
 
 /// What a viewer draws, the way an engine does: the `.mesh` (kiln or classic layout) with its
@@ -283,7 +274,24 @@ pub fn view(mesh: &[u8], clips: Array, xml: Option<String>) -> Result<JsValue, J
             .map(|c| c.dyn_into::<Uint8Array>().map(|a| a.to_vec()))
             .collect::<Result<_, _>>()
             .map_err(|_| "view: every clip must be a Uint8Array".to_string())?;
-        let (model, offsets, clips, materials) = read_model(mesh, &clip_bytes, xml.as_deref())?;
+        let MeshFile { model, stored } = read_mesh(mesh).map_err(|e| format!(".mesh: {e}"))?;
+        let (offsets, materials) = match stored {
+            Some(stored) => stored,
+            None => {
+                let materials = match xml.as_deref() {
+                    Some(text) => {
+                        kiln::format::xml::read_materials(text).map_err(|e| format!(".xml: {e}"))?
+                    }
+                    None => Vec::new(),
+                };
+                (kiln::anim::classic_offsets(&model).offsets, materials)
+            }
+        };
+        let clips = clip_bytes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| read_clip(b).map_err(|e| format!("clip {i}: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
         let options = kiln::anim::baked::ModelBakeOptions {
             bind_pose_without_clips: true,
             ..kiln::anim::baked::ModelBakeOptions::texture(Default::default())
@@ -317,11 +325,13 @@ pub fn view(mesh: &[u8], clips: Array, xml: Option<String>) -> Result<JsValue, J
         // clip (kiln-anim's CPU skinning).
         let b = &baked.bake;
         let mut pal = vec![glam::Mat4::ZERO; b.bone_count as usize];
+        let mut positions = Vec::new();
         for clip in 0..b.layers as usize {
             kiln::anim::palette(b, clip, 0.0, kiln::anim::sample::Wrap::Clamp, &mut pal)
                 .map_err(|e| format!("palette: {e}"))?;
             for p in &model.meshes {
-                let mut positions = vec![[0f32; 3]; p.vertices.len()];
+                positions.clear();
+                positions.resize(p.vertices.len(), [0f32; 3]);
                 kiln::anim::skin::skin_positions(&pal, &p.vertices, &mut positions)
                     .map_err(|e| format!("skinning: {e}"))?;
                 for q in positions.iter().filter(|q| q.iter().all(|x| x.is_finite())) {
@@ -332,14 +342,7 @@ pub fn view(mesh: &[u8], clips: Array, xml: Option<String>) -> Result<JsValue, J
                 }
             }
         }
-        let bones = Array::new();
-        for b in &model.bones {
-            let e = Object::new();
-            set(&e, "name", &JsValue::from_str(&b.name));
-            set(&e, "parent", &JsValue::from(b.parent));
-            bones.push(&e);
-        }
-        set(&out, "bones", &bones.into());
+        set(&out, "bones", &bones_js(&model));
         let bounds = Object::new();
         let v3 = |a: [f32; 3]| -> JsValue {
             Array::of3(&a[0].into(), &a[1].into(), &a[2].into()).into()

@@ -96,10 +96,7 @@ impl MorphKeys {
         if curves.is_empty() {
             return None;
         }
-        let range = curves
-            .iter()
-            .filter_map(|(_, c)| Some((*c.times.first()?, *c.times.last()?)))
-            .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
+        let range = curve_time_range(curves.iter().map(|(_, c)| &**c));
         Some(MorphKeys {
             keeps: true,
             range,
@@ -191,7 +188,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                         if target.property == "DeformPercent" {
                             let curves = self.node_curves(cn, &mut curve_cache);
                             if self.blend_channel_drives_a_model(target.dst) {
-                                let keys = curve_time_range(&curves);
+                                let keys = curve_time_range(curves.iter().map(|(_, c)| &**c));
                                 let all = morph.get_or_insert_with(MorphKeys::default);
                                 all.keeps = true;
                                 if let Some((lo, hi)) = keys {
@@ -442,7 +439,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                     let mut n = at.floor() + 1.0;
                     let mut added = 0usize;
                     while n < end && added < MAX_SEGMENT_SAMPLES {
-                        push(n, curve::evaluate(&keys, (n + start) / fps));
+                        push(n, curve::segment(k, &keys[i + 1], (n + start) / fps));
                         n += 1.0;
                         added += 1;
                     }
@@ -1092,11 +1089,11 @@ impl Converter<'_, '_, '_> {
     }
 }
 
-/// The first and last key time of a curve node's curves (`None` when none has keys; a curve
-/// read is never empty).
-fn curve_time_range(curves: &[(String, Arc<Curve>)]) -> Option<(i64, i64)> {
+/// The first and last key time of some curves (`None` when none has keys; a curve read is
+/// never empty).
+fn curve_time_range<'c>(curves: impl IntoIterator<Item = &'c Curve>) -> Option<(i64, i64)> {
     curves
-        .iter()
-        .filter_map(|(_, c)| Some((*c.times.first()?, *c.times.last()?)))
+        .into_iter()
+        .filter_map(|c| Some((*c.times.first()?, *c.times.last()?)))
         .reduce(|(a, b), (lo, hi)| (a.min(lo), b.max(hi)))
 }

@@ -19,7 +19,7 @@
 //! numbers packed into the word's bits), velocities (not used). TCB keys hold tension,
 //! continuity and bias in the first three. Unweighted tangents reach a third of the way.
 //!
-//! The tangents are solved, and the curve evaluated (a cubic Bézier per segment, its
+//! The tangents are solved, and each segment evaluated (a cubic Bézier, its
 //! parameter found from the time by Newton's method), as ufbx does (`ufbx.c`,
 //! `ufbxi_read_animation_curve` and `ufbx_evaluate_curve`; kiln's differential tests compare
 //! with it): that is what Maya, MotionBuilder and Blender show for the same file.
@@ -371,22 +371,8 @@ fn bezier_parameter(p1: f64, p2: f64, x: f64) -> f64 {
     t
 }
 
-/// The curve's value at `time` (seconds); held before the first key and after the last.
-pub(super) fn evaluate(keys: &[Key], time: f64) -> f64 {
-    let Some(first) = keys.first() else {
-        return 0.0;
-    };
-    let next = keys.partition_point(|k| k.time <= time);
-    if next == 0 {
-        return first.value;
-    }
-    let Some(b) = keys.get(next) else {
-        return keys[keys.len() - 1].value;
-    };
-    let a = &keys[next - 1];
-    if a.time == time {
-        return a.value;
-    }
+/// The value at `time` (seconds) of the segment from key `a` to the next key `b`.
+pub(super) fn segment(a: &Key, b: &Key, time: f64) -> f64 {
     let span = 1.0 / (b.time - a.time);
     let u = (time - a.time) * span;
     match a.interpolation {
@@ -408,6 +394,26 @@ pub(super) fn evaluate(keys: &[Key], time: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The whole curve's value at `time` (seconds), as ufbx evaluates it: held before the
+    /// first key and after the last, the key's value at a key, else its segment's.
+    fn evaluate(keys: &[Key], time: f64) -> f64 {
+        let Some(first) = keys.first() else {
+            return 0.0;
+        };
+        let next = keys.partition_point(|k| k.time <= time);
+        if next == 0 {
+            return first.value;
+        }
+        let Some(b) = keys.get(next) else {
+            return keys[keys.len() - 1].value;
+        };
+        let a = &keys[next - 1];
+        if a.time == time {
+            return a.value;
+        }
+        segment(a, b, time)
+    }
 
     const SEC: i64 = KTIME_PER_SECOND as i64;
 
