@@ -41,11 +41,12 @@ export async function convertFiles(files) {
   status.textContent = `Converting ${models.map((m) => m.name).join(", ")}…`;
   const out = [];
   for (const model of models) {
-    const resources = all.filter((f) => f !== model).map((f) => ({ name: f.name, bytes: f.bytes.slice(0) }));
+    // postMessage copies the buffers (structured clone), so each model gets its own.
+    const resources = all.filter((f) => f !== model);
     const id = nextId++;
     const result = await new Promise((resolve) => {
       pending.set(id, resolve);
-      worker.postMessage({ id, model: { name: model.name, bytes: model.bytes.slice(0) }, resources, options: options() });
+      worker.postMessage({ id, model, resources, options: options() });
     });
     show(result);
     out.push(result);

@@ -107,6 +107,10 @@ export class Viewer {
     this.gl = gl;
     this.data = data;
     this.program = link(gl, VS, FS);
+    // Uniform locations, looked up once (draw runs every animation frame).
+    this.u = Object.fromEntries(
+      ["bones", "boneCount", "frame", "time", "viewProj", "light", "diffuse", "ambient"]
+        .map((n) => [n, gl.getUniformLocation(this.program, n)]));
     const b = data.bake;
     this.texture = gl.createTexture();
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, this.texture);
@@ -146,7 +150,7 @@ export class Viewer {
     const n = this.frames(clip);
     const cur = Math.min(Math.floor(t), n - 1);
     const next = Math.min(cur + 1, n - 1);
-    const u = (name) => gl.getUniformLocation(this.program, name);
+    const u = (name) => this.u[name];
     gl.viewport(0, 0, gl.canvas.width, gl.canvas.height);
     gl.clearColor(...BACKGROUND, 1);
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);

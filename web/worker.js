@@ -35,7 +35,13 @@ self.onmessage = async (event) => {
         viewError = String(e.message ?? e);
       }
     }
+    // Moved, not copied: the outputs and the view's arrays (the vertices and the bake are the
+    // bulk of a large model).
     const transfer = out.files.map((f) => f.bytes.buffer);
+    if (viewData) {
+      for (const p of viewData.parts) transfer.push(p.vertices.buffer, p.indices.buffer);
+      transfer.push(viewData.bake.texels.buffer);
+    }
     self.postMessage(
       { id, ok: true, name: model.name, files: out.files, warnings: out.warnings,
         summary: out.summary, ms, mesh, clips, view: viewData, viewError },
