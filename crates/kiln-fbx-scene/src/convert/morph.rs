@@ -46,9 +46,10 @@ const LEGACY: u64 = u64::MAX;
 /// one): 6.x shapes are no objects, so the id is made from where the shape is, above every id
 /// the 6.x graph hands out (2^48 on), for a take channel of the shape's name to find it.
 pub(super) fn legacy_channel(owner: u64, k: usize) -> u64 {
-    match (u16::try_from(k), u32::try_from(owner & 0xffff_ffff)) {
-        (Ok(k), Ok(low)) => (1 << 62) | (u64::from(low) << 16) | u64::from(k),
-        _ => LEGACY,
+    // The graph's 6.x ids are 2^48 + a count, so their low 32 bits tell them apart.
+    match u16::try_from(k) {
+        Ok(k) => (1 << 62) | ((owner & 0xffff_ffff) << 16) | u64::from(k),
+        Err(_) => LEGACY,
     }
 }
 
