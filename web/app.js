@@ -1,8 +1,10 @@
 // The page: dropped files go to the worker (worker.js), which converts every FBX and OBJ among
 // them with the rest as resources; each result shows its summary, warnings, files (each
 // downloadable, or all as one .zip), clips and bone tree, and the model in the viewer
-// (viewer.js), animated. Everything stays in the browser.
+// (viewer-webgpu.js where the browser has WebGPU, else viewer.js on WebGL2), animated.
+// Everything stays in the browser.
 import { Viewer } from "./viewer.js";
+import { GpuViewer } from "./viewer-webgpu.js";
 import { zip } from "./zip.js";
 
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -30,6 +32,54 @@ function options() {
 
 const isModel = (name) => /\.(fbx|obj)$/i.test(name);
 
+// `?renderer=webgl2` or `?renderer=webgpu` picks one; otherwise WebGPU where it is, else WebGL2.
+const renderer = new URLSearchParams(location.search).get("renderer") ?? "auto";
+
+/// The viewer of `data` in `canvas`, on WebGPU where wanted and present, else WebGL2 (on a
+/// fresh canvas: one that gave a WebGPU context gives no other). `onLost(viewer, error)` is
+/// called when a WebGPU viewer's device is lost, with the WebGL2 viewer that replaces it, or
+/// with the reason there is none.
+async function createViewer(canvas, data, onLost) {
+  const fresh = () => {
+    const c = canvas.cloneNode();
+    canvas.replaceWith(c);
+    canvas = c;
+    return c;
+  };
+  if (renderer !== "webgl2" && navigator.gpu) {
+    let v;
+    try {
+      v = await GpuViewer.create(canvas, data);
+    } catch (e) {
+      if (renderer === "webgpu") throw e;
+      const w = new Viewer(fresh(), data);
+      w.note = `WebGPU: ${e.message}, so WebGL2`;
+      return w;
+    }
+    v.lost.then(async (info) => {
+      if (v.destroyed || renderer === "webgpu") return;
+      // The GPU process may be restarting after the loss: a WebGL2 context can take a moment.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const w = new Viewer(fresh(), data);
+          w.camera = v.camera;
+          w.note = `WebGPU device lost (${info.message}), now WebGL2`;
+          onLost(w);
+          return;
+        } catch (e) {
+          if (attempt === 10) {
+            onLost(null, `WebGPU device lost (${info.message}); ${e.message}`);
+            return;
+          }
+          await new Promise((ok) => setTimeout(ok, 300));
+        }
+      }
+    });
+    return v;
+  }
+  return new Viewer(canvas, data);
+}
+
 /// Converts every model among `files` (File objects); resolves with the results, in order.
 export async function convertFiles(files) {
   const all = await Promise.all([...files].map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() })));
@@ -48,7 +98,7 @@ export async function convertFiles(files) {
       pending.set(id, resolve);
       worker.postMessage({ id, model, resources, options: options() });
     });
-    show(result);
+    await show(result); // the viewer is up before the result is listed
     out.push(result);
   }
   status.textContent = `Converted ${out.filter((r) => r.ok).length} of ${out.length}.`;
@@ -97,11 +147,26 @@ function show(r) {
   const canvas = node.querySelector(".viewer");
   if (!r.view) {
     canvas.replaceWith(item(r.viewError ? `No view: ${r.viewError}` : "Nothing to draw."));
-    return;
+    return Promise.resolve();
   }
+  return showViewer(node, canvas, r);
+}
+
+async function showViewer(node, canvas, r) {
+  const kind = node.querySelector(".renderer");
+  const use = (v, error) => {
+    if (!v) {
+      node.querySelector(".viewer").replaceWith(item(`No view: ${error}`));
+      viewer = node.viewer = null;
+      return;
+    }
+    viewer = v;
+    node.viewer = v;
+    kind.textContent = v.note ? `${v.kind} (${v.note})` : v.kind;
+  };
   let viewer;
   try {
-    viewer = new Viewer(canvas, r.view);
+    use(await createViewer(canvas, r.view, use));
   } catch (e) {
     canvas.replaceWith(item(`No view: ${e.message}`));
     return;
@@ -121,11 +186,10 @@ function show(r) {
   clipSelect.onchange = setClip;
   slider.oninput = () => { state.t = Number(slider.value); play.checked = false; };
   setClip();
-  node.viewer = viewer;
   node.viewState = state;
   const rate = () => r.view.bake.frameRates[state.clip] || 30;
   const tick = (now) => {
-    if (!node.isConnected) return;
+    if (!node.isConnected || !viewer) return;
     if (play.checked && state.last !== null) {
       const n = viewer.frames(state.clip);
       state.t = n > 1 ? (state.t + ((now - state.last) / 1000) * rate()) % (n - 1) : 0;

@@ -5,7 +5,8 @@
 // part's diffuse colour. Camera, light and shading are `kiln preview`'s
 // (crates/kiln-gpu/src/preview.rs): the box of the model framed from the front (-Z), a little
 // from the right and above, a 40° field of view, the light from above the camera, both sides
-// lit, ambient 0.25, on its dark grey. WebGL2, so that it runs everywhere.
+// lit, ambient 0.25, on its dark grey. WebGL2, so that it runs everywhere; viewer-webgpu.js is
+// the same on WebGPU.
 
 const VS = `#version 300 es
 precision highp float;
@@ -58,8 +59,10 @@ void main() {
   color = vec4(clamp(diffuse * (ambient + (1.0 - ambient) * lambert), 0.0, 1.0), 1.0);
 }`;
 
-const BACKGROUND = [38 / 255, 40 / 255, 46 / 255];
-const AMBIENT = 0.25;
+export const BACKGROUND = [38 / 255, 40 / 255, 46 / 255];
+export const AMBIENT = 0.25;
+/// Floats per vertex in `view`'s parts (the .mesh's 76 bytes).
+export const VERTEX_FLOATS = 19;
 
 const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
 const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -104,6 +107,7 @@ export class Viewer {
   constructor(canvas, data) {
     const gl = canvas.getContext("webgl2", { antialias: false, preserveDrawingBuffer: true });
     if (!gl) throw new Error("WebGL2 is not available");
+    this.kind = "WebGL2";
     this.gl = gl;
     this.data = data;
     this.program = link(gl, VS, FS);
@@ -124,7 +128,7 @@ export class Viewer {
       gl.bufferData(gl.ARRAY_BUFFER, p.vertices, gl.STATIC_DRAW);
       const attr = (loc, size, offset) => {
         gl.enableVertexAttribArray(loc);
-        gl.vertexAttribPointer(loc, size, gl.FLOAT, false, 76, offset);
+        gl.vertexAttribPointer(loc, size, gl.FLOAT, false, VERTEX_FLOATS * 4, offset);
       };
       attr(0, 3, 0);
       attr(1, 3, 20);
@@ -172,6 +176,21 @@ export class Viewer {
       gl.drawElements(gl.TRIANGLES, p.count, gl.UNSIGNED_INT, 0);
     }
     gl.bindVertexArray(null);
+  }
+
+  /// The RGBA pixels (rows top down) of clip `clip` at `t`, drawn at width × height (the
+  /// canvas is resized to that).
+  async pixels(clip, t, width, height) {
+    const gl = this.gl;
+    gl.canvas.width = width;
+    gl.canvas.height = height;
+    this.draw(clip, t);
+    const up = new Uint8Array(width * height * 4);
+    gl.readPixels(0, 0, width, height, gl.RGBA, gl.UNSIGNED_BYTE, up);
+    // readPixels rows go bottom up.
+    const out = new Uint8Array(up.length);
+    for (let y = 0; y < height; y++) out.set(up.subarray((height - 1 - y) * width * 4, (height - y) * width * 4), y * width * 4);
+    return out;
   }
 }
 

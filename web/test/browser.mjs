@@ -65,9 +65,13 @@ function run(cmd, args) {
 
 /// In the page: draws the viewer of `articleSel` at `frame` of clip 0, framed as `kiln preview
 /// --frames FRAME` frames it (the box of every vertex skinned at that frame of every clip, by
-/// the CPU from the same bake), and gives the PSNR of its pixels against the sheet's first tile.
+/// the CPU from the same bake), and gives the PSNR of its pixels against the sheet's first tile:
+/// `{ page }` for the page's own viewer and, where the browser has WebGPU, `{ webgpu }` for an
+/// off-screen WebGPU viewer of the same data (headless Chromium cannot present a WebGPU canvas,
+/// but draws and reads back off screen: the shaders, buffers and bake are the canvas's).
 async function comparePixels(articleSel, frame, png) {
   const { frameCamera } = await import("./viewer.js");
+  const { GpuViewer } = await import("./viewer-webgpu.js");
   const node = document.querySelector(articleSel);
   const viewer = node.viewer;
   const data = viewer.data;
@@ -98,13 +102,6 @@ async function comparePixels(articleSel, frame, png) {
   }
   node.querySelector(".play").checked = false;
   node.viewState.t = frame;
-  const canvas = node.querySelector("canvas.viewer");
-  canvas.width = canvas.height = 256;
-  viewer.camera = frameCamera(lo, hi);
-  viewer.draw(0, frame);
-  const gl = viewer.gl;
-  const ours = new Uint8Array(256 * 256 * 4);
-  gl.readPixels(0, 0, 256, 256, gl.RGBA, gl.UNSIGNED_BYTE, ours);
   const img = new Image();
   img.src = "data:image/png;base64," + png;
   await img.decode();
@@ -113,27 +110,42 @@ async function comparePixels(articleSel, frame, png) {
   const ctx = c.getContext("2d");
   ctx.drawImage(img, 0, 0, 256, 256, 0, 0, 256, 256); // the first tile
   const theirs = ctx.getImageData(0, 0, 256, 256).data;
-  let se = 0;
-  for (let y = 0; y < 256; y++) {
-    for (let x = 0; x < 256; x++) {
+  const psnr = (ours) => {
+    let se = 0;
+    for (let i = 0; i < 256 * 256 * 4; i += 4) {
       for (let k = 0; k < 3; k++) {
-        // readPixels rows go bottom up, the image's top down.
-        const d = ours[((255 - y) * 256 + x) * 4 + k] - theirs[(y * 256 + x) * 4 + k];
+        const d = ours[i + k] - theirs[i + k];
         se += d * d;
       }
     }
+    const mse = se / (256 * 256 * 3);
+    return mse === 0 ? 1000 : 10 * Math.log10((255 * 255) / mse);
+  };
+  const camera = frameCamera(lo, hi);
+  viewer.camera = camera;
+  const out = { kind: viewer.kind, page: psnr(await viewer.pixels(0, frame, 256, 256)) };
+  let gpu = null;
+  try {
+    gpu = await GpuViewer.create(null, data);
+  } catch (e) {
+    out.webgpuError = e.message;
   }
-  const mse = se / (256 * 256 * 3);
-  return mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
+  if (gpu) {
+    gpu.camera = camera;
+    out.webgpu = psnr(await gpu.pixels(0, frame, 256, 256));
+    gpu.destroy();
+  }
+  return out;
 }
 
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   headless: true,
-  // SwiftShader: WebGL2 without a GPU. The renderer's JavaScript heap is capped (an address-space
-  // limit would refuse the memory V8 reserves for WebAssembly).
+  // SwiftShader: WebGL2 and WebGPU without a GPU (Chromium on Linux offers WebGPU behind
+  // --enable-unsafe-webgpu). The renderer's JavaScript heap is capped (an address-space limit
+  // would refuse the memory V8 reserves for WebAssembly).
   args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
-    "--js-flags=--max-old-space-size=2048"],
+    "--enable-unsafe-webgpu", "--js-flags=--max-old-space-size=2048"],
   protocolTimeout: 300_000,
 });
 let failed = 0;
@@ -143,7 +155,9 @@ try {
     // A fresh page per model: Chromium lets a page start several downloads once, then asks.
     const page = await browser.newPage();
     page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
-    await page.goto(url);
+    // WebGL2 here; the WebGPU viewer is checked off screen beside it, and the page's own
+    // choice of renderer below.
+    await page.goto(`${url}?renderer=webgl2`);
     await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"), { timeout: 60_000 });
     webgl2 &&= await page.evaluate(() => !!document.createElement("canvas").getContext("webgl2"));
     const cdp = await page.createCDPSession();
@@ -223,16 +237,46 @@ try {
       for (const frame of [...new Set([0, Math.floor((frames - 1) / 2)])]) {
         const sheet = join(dir, `preview-${frame}.png`);
         run(kiln, ["preview", join(cli, `${stem}.mesh`), "--frames", String(frame), "--tile", "256", "-o", sheet]);
-        const psnr = await page.evaluate(comparePixels, article, frame, readFileSync(sheet).toString("base64"));
-        notes.push(`frame ${frame} ${psnr.toFixed(1)} dB`);
-        if (!(psnr >= MIN_PSNR)) {
-          console.error(`${label}: the viewer's frame ${frame} is ${psnr.toFixed(1)} dB from kiln preview's (at least ${MIN_PSNR} wanted)`);
-          failed++;
+        const r = await page.evaluate(comparePixels, article, frame, readFileSync(sheet).toString("base64"));
+        notes.push(`frame ${frame} ${r.kind} ${r.page.toFixed(1)} dB, WebGPU ${r.webgpu?.toFixed(1) ?? "-"} dB`);
+        for (const [what, v] of [[r.kind, r.page], ["WebGPU", r.webgpu]]) {
+          if (!(v >= MIN_PSNR)) {
+            console.error(`${label}: the ${what} viewer's frame ${frame} is ${v?.toFixed(1) ?? r.webgpuError} dB from kiln preview's (at least ${MIN_PSNR} wanted)`);
+            failed++;
+          }
         }
       }
-      viewerNote = `viewer against kiln preview: PSNR ${notes.join(", ")}`;
+      viewerNote = `viewer against kiln preview: PSNR ${notes.join("; ")}`;
     }
     console.log(`${label}: ${result.files.length} downloads and the .zip equal the CLI's; ${result.bones} bones; converted in ${result.ms.toFixed(1)} ms in Chromium; ${viewerNote}`);
+    await page.close();
+  }
+  // The page's own choice: WebGPU where the browser has it, WebGL2 where its device is lost
+  // (headless Chromium loses it at the first presentation of a canvas) or it is missing.
+  if (!only || "huesitos".includes(only)) {
+    const page = await browser.newPage();
+    page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+    await page.goto(url);
+    await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"), { timeout: 60_000 });
+    await (await page.$("#files")).uploadFile(join(corpus, "FBX/huesitos.fbx"));
+    await page.waitForFunction(() => (window.kilnResults ?? []).length > 0, { timeout: 300_000 });
+    // A lost device is noticed at the first frames, and WebGL2 takes over within seconds.
+    await page.waitForFunction(() => /WebGL2/.test(document.querySelector('article[data-model="huesitos.fbx"] .renderer')?.textContent),
+      { timeout: 5_000 }).catch(() => {});
+    const shown = await page.$eval('article[data-model="huesitos.fbx"] .renderer', (e) => e.textContent);
+    const drawn = await page.evaluate(async () => {
+      const v = document.querySelector('article[data-model="huesitos.fbx"]').viewer;
+      const px = await v.pixels(0, 0, 64, 64);
+      let model = 0;
+      for (let i = 0; i < px.length; i += 4) if (px[i] !== 38 || px[i + 1] !== 40 || px[i + 2] !== 46) model++;
+      return model;
+    });
+    if (!/^WebGPU$|^WebGL2 \(WebGPU/.test(shown) || drawn === 0) {
+      console.error(`huesitos.fbx, renderer of the page's choosing: "${shown}", ${drawn} pixels of the model`);
+      failed++;
+    } else {
+      console.log(`huesitos.fbx, renderer of the page's choosing: ${shown}; ${drawn} of 4096 pixels show the model`);
+    }
     await page.close();
   }
   // Bad input: the page shows the CLI's one-line error for that file, and goes on.
