@@ -62,9 +62,11 @@ pub(crate) fn write_atomically_with(
         .unwrap_or_default();
     let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        write(&mut f)?;
-        drop(f);
+        // Closed before the rename (Windows cannot rename an open file).
+        {
+            let mut f = fs::File::create(&tmp)?;
+            write(&mut f)?;
+        }
         fs::rename(&tmp, path)
     })();
     if result.is_err() {

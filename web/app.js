@@ -7,20 +7,26 @@ import { Viewer } from "./viewer.js";
 import { GpuViewer } from "./viewer-webgpu.js";
 import { zip } from "./zip.js";
 
-const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+let worker = startWorker();
 const status = document.getElementById("status");
 const results = document.getElementById("results");
 const template = document.getElementById("result");
 const pending = new Map();
 let nextId = 1;
 
-worker.onmessage = (event) => {
-  const done = pending.get(event.data.id);
-  if (done) {
-    pending.delete(event.data.id);
-    done(event.data);
-  }
-};
+/// The converting worker; one that reports its instance broken (a kiln panic) is replaced.
+function startWorker() {
+  const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  w.onmessage = (event) => {
+    if (event.data.restart) worker = startWorker();
+    const done = pending.get(event.data.id);
+    if (done) {
+      pending.delete(event.data.id);
+      done(event.data);
+    }
+  };
+  return w;
+}
 
 function options() {
   const form = new FormData(document.getElementById("options"));
@@ -238,4 +244,10 @@ drop.addEventListener("dragleave", () => drop.classList.remove("over"));
 drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); convertFiles(e.dataTransfer.files); });
 document.getElementById("files").addEventListener("change", (e) => convertFiles(e.target.files));
 window.kilnConvertFiles = convertFiles;
+/// For web/test/browser.mjs: makes the worker panic; resolves with its answer.
+window.kilnPanicForTest = () => new Promise((resolve) => {
+  const id = nextId++;
+  pending.set(id, resolve);
+  worker.postMessage({ id, model: { name: "", bytes: new ArrayBuffer(0) }, resources: [], options: { panicForTest: true } });
+});
 status.textContent = "Ready: drop files.";

@@ -66,4 +66,12 @@ assert.throws(() => kiln.inspect(new Uint8Array([1, 2, 3]), "x.mesh"), (e) => e.
 assert.throws(() => kiln.view(new Uint8Array([1, 2, 3]), []), (e) => e.message.startsWith(".mesh: "));
 assert.throws(() => kiln.view(mesh.bytes, [new Uint8Array([9, 9])]), (e) => e.message.startsWith("clip 0: "));
 assert.throws(() => kiln.view(mesh.bytes, ["not bytes"]), (e) => e.message.includes("Uint8Array"));
-console.log(`version ${kiln.version()}: ok`);
+const version = kiln.version();
+
+// A panic (a kiln bug) is an Error with its message, not a RuntimeError trap. Last: the
+// instance is not to be used after one.
+assert.throws(() => kiln.__panicForTest(), (e) =>
+    !(e instanceof WebAssembly.RuntimeError) &&
+    e.message.startsWith("internal error (please report it): panicked at ") &&
+    e.message.includes("the panic of __panicForTest"));
+console.log(`version ${version}: ok`);
