@@ -4,9 +4,8 @@
 // native conversion read, from its manifest) in the page's file input, waits for the worker's
 // result, then:
 //   - clicks every file's download link and the .zip button, and compares what Chromium saved
-//     with the native `kiln convert` outputs (web/test/compare.mjs: byte for byte, but for the
-//     last bits of .clip keys that went through sin/cos), and the .zip's entries with the
-//     single downloads (byte for byte);
+//     with the native `kiln convert` outputs (web/test/compare.mjs: byte for byte), and the
+//     .zip's entries with the single downloads (byte for byte);
 //   - for models whose parts have no texture, stops the animation at frame 0, reads the
 //     viewer's pixels and compares them with the first tile of `kiln preview --frames 0` of the
 //     same .mesh (PSNR over 256×256, at least MIN_PSNR dB; a blank or mis-skinned canvas is

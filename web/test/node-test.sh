@@ -2,8 +2,8 @@
 # The package under Node against the native CLI: for corpus models (OBJ with .mtl and
 # textures, FBX skinned and animated, FBX with an embedded texture) in both layouts, the files
 # `convert` gives must equal `kiln convert`'s byte for byte (the manifest aside, which records
-# files on disk; and a .clip key may differ in its last bit where wasm's sin/cos, from Rust's
-# libm, round otherwise than glibc's: web/test/compare.mjs). Every process runs under a time limit, and Node's heap under a size limit
+# files on disk: web/test/compare.mjs). Every process runs under a time limit, and Node's heap
+# under a size limit
 # (an address-space limit would refuse the memory V8 reserves for WebAssembly).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
