@@ -2,7 +2,7 @@
 //! earcut of later versions).
 
 use crate::{ProcessError, check};
-use kiln_scene::assimp_math::{dot, normalize};
+use kiln_scene::assimp_math::{dot, glibc, normalize};
 use kiln_scene::{Mesh, PrimitiveTypes, Scene, Vec3};
 
 /// Assimp's `aiProcess_Triangulate` as in 5.2.5 (`TriangulateProcess`):
@@ -155,7 +155,8 @@ fn quad_start(verts: &[Vec3], face: &[u32]) -> usize {
         if dl >= 0.0 && dr >= 0.0 {
             continue;
         }
-        let angle = dl.acos() + dr.acos();
+        // The platform's acosf, as Assimp's; glibc's algorithm on wasm32.
+        let angle = glibc::acos(dl) + glibc::acos(dr);
         if angle > core::f32::consts::PI {
             return i;
         }

@@ -66,7 +66,7 @@ impl M4 {
     #[inline]
     pub fn rotation_x(a: f32) -> M4 {
         let mut m = M4::IDENTITY;
-        let (s, c) = super::sinf::sin_cos(a);
+        let (s, c) = super::glibc::sin_cos(a);
         m.0[1][1] = c;
         m.0[2][2] = c;
         m.0[2][1] = s;
@@ -78,7 +78,7 @@ impl M4 {
     #[inline]
     pub fn rotation_y(a: f32) -> M4 {
         let mut m = M4::IDENTITY;
-        let (s, c) = super::sinf::sin_cos(a);
+        let (s, c) = super::glibc::sin_cos(a);
         m.0[0][0] = c;
         m.0[2][2] = c;
         m.0[0][2] = s;
@@ -90,7 +90,7 @@ impl M4 {
     #[inline]
     pub fn rotation_z(a: f32) -> M4 {
         let mut m = M4::IDENTITY;
-        let (s, c) = super::sinf::sin_cos(a);
+        let (s, c) = super::glibc::sin_cos(a);
         m.0[0][0] = c;
         m.0[1][1] = c;
         m.0[1][0] = s;

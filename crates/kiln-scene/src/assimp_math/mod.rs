@@ -12,8 +12,8 @@
 //! [`determinant`] and [`inverse`] need nothing but `core`. Everything that takes a square
 //! root, a sine or a cosine is behind the `std` feature: it uses `std`'s `f32` functions,
 //! which call the platform's libm as Assimp's C++ does, so that those results agree too. On
-//! wasm32, which has no glibc, sines and cosines come from [`sinf`], glibc's algorithm, so that
-//! the package's outputs equal the native CLI's.
+//! wasm32, which has no glibc, sines, cosines and arc cosines come from [`glibc`], glibc's
+//! algorithms, so that the package's outputs equal the native CLI's.
 
 #[cfg(feature = "std")]
 extern crate std;
@@ -21,13 +21,13 @@ extern crate std;
 #[cfg(feature = "std")]
 mod euler;
 #[cfg(feature = "std")]
+pub mod glibc;
+#[cfg(feature = "std")]
 pub mod mat4;
 #[cfg(feature = "std")]
 mod matrix;
 #[cfg(feature = "std")]
 mod quat;
-#[cfg(feature = "std")]
-pub mod sinf;
 #[cfg(feature = "std")]
 mod vector;
 

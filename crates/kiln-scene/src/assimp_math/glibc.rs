@@ -1,10 +1,14 @@
-//! `sinf` and `cosf` as glibc computes them, for targets without glibc (wasm32).
+//! `sinf`, `cosf` and `acosf` as glibc computes them, for targets without glibc (wasm32).
 //!
-//! Natively kiln takes `f32::sin` and `f32::cos` from the platform's libm, as Assimp's C++
-//! does, so the rotations of FBX nodes and animation keys keep Assimp's bits. On wasm32 there
-//! is no glibc: Rust's `libm` (musl's algorithm) differs from glibc in the last bit of about 1.3 %
-//! of results, enough for the package's `.clip` files to differ from the CLI's. So the wasm
-//! build evaluates glibc's own algorithm (glibc 2.28 and later took it from Arm's Optimized
+//! Natively kiln takes `f32::sin`, `f32::cos` and `f32::acos` from the platform's libm, as
+//! Assimp's C++ does, so the rotations of FBX nodes and animation keys, and the quad
+//! triangulation's angle test, keep Assimp's bits. On wasm32 there is no glibc: Rust's `libm`
+//! (musl's algorithms) differs from glibc in the last bit of about 1.3 % of sines and cosines
+//! and 2.3 % of arc cosines, enough for the package's `.clip` files to differ from the CLI's
+//! (and, where a quad's angle sum lands within a bit of π, its triangles). So the wasm
+//! build evaluates glibc's own algorithms.
+//!
+//! `sinf` and `cosf` (glibc 2.28 and later took them from Arm's Optimized
 //! Routines): reduce the argument by π/2 in double precision (a scaled multiply for |x| <
 //! 120, a 4/π bit table beyond), then a short polynomial in double precision, rounded once to
 //! `f32`. Every double operation is done in the same order, and the products glibc's x86-64
@@ -13,6 +17,10 @@
 //! is its SSE2 variant, for processors without FMA. The tests compare them with the host's
 //! glibc: on this project's machines (glibc 2.36, FMA) the fused variant equals it on all 2³²
 //! floats, the unfused one on all but 34.
+//!
+//! `acosf` is Sun's fdlibm code as glibc keeps it (`e_acosf.c`): single-precision rational
+//! approximations around 0 and 1, each operation in its order; it equals the host's on all
+//! 2³¹ floats of [-1, 1] and on the rest.
 //!
 //! Written by hand because no crate gives glibc's bits: `libm` gives musl's, and a correctly
 //! rounded sine would differ from glibc wherever glibc is not correctly rounded.
@@ -184,6 +192,83 @@ pub fn cosf<const FUSED: bool>(x: f32) -> f32 {
     }
 }
 
+const fn f32b(bits: u32) -> f32 {
+    f32::from_bits(bits)
+}
+
+/// glibc's `acosf` (fdlibm's `e_acosf.c`).
+pub fn acosf(x: f32) -> f32 {
+    const PI: f32 = f32b(0x4049_0fda);
+    const PIO2_HI: f32 = f32b(0x3fc9_0fda);
+    const PIO2_LO: f32 = f32b(0x33a2_2168);
+    const P: [f32; 6] = [
+        f32b(0x3e2a_aaab),
+        f32b(0xbea6_b090),
+        f32b(0x3e4e_0aa8),
+        f32b(0xbd24_1146),
+        f32b(0x3a4f_7f04),
+        f32b(0x3811_ef08),
+    ];
+    const Q: [f32; 4] = [
+        f32b(0xc019_d139),
+        f32b(0x4001_572d),
+        f32b(0xbf30_3361),
+        f32b(0x3d9d_c62e),
+    ];
+    // r(z) = p(z) / q(z), each polynomial in Horner's order.
+    let r = |z: f32| {
+        let p = z * (P[0] + z * (P[1] + z * (P[2] + z * (P[3] + z * (P[4] + z * P[5])))));
+        let q = 1.0 + z * (Q[0] + z * (Q[1] + z * (Q[2] + z * Q[3])));
+        p / q
+    };
+    let hx = x.to_bits() as i32;
+    let ix = hx & 0x7fff_ffff;
+    if ix == 0x3f80_0000 {
+        return if hx > 0 { 0.0 } else { PI + 2.0 * PIO2_LO };
+    }
+    if ix > 0x3f80_0000 {
+        return f32::NAN;
+    }
+    if ix < 0x3f00_0000 {
+        // |x| < 0.5
+        if ix <= TINY_ACOS {
+            return PIO2_HI + PIO2_LO;
+        }
+        PIO2_HI - (x - (PIO2_LO - x * r(x * x)))
+    } else if hx < 0 {
+        // x < -0.5
+        let z = (1.0 + x) * 0.5;
+        let s = z.sqrt();
+        let w = r(z) * s - PIO2_LO;
+        PI - 2.0 * (s + w)
+    } else {
+        // x > 0.5: sqrt(z) split in a short head and a correction.
+        let z = (1.0 - x) * 0.5;
+        let s = z.sqrt();
+        let df = f32::from_bits(s.to_bits() & 0xffff_f000);
+        let c = (z - df * df) / (s + df);
+        let w = r(z) * s + c;
+        2.0 * (df + w)
+    }
+}
+
+/// Below this (as bits of |x|) `acosf` is π/2.
+const TINY_ACOS: i32 = 0x2300_0000;
+
+/// `acos` of `a` as the platform's libm gives it to Assimp: the host's natively, glibc's on
+/// wasm32.
+#[inline]
+pub fn acos(a: f32) -> f32 {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        a.acos()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        acosf(a)
+    }
+}
+
 /// `sin` and `cos` of `a` as the platform's libm gives them to Assimp: the host's natively,
 /// glibc's FMA build on wasm32.
 #[inline]
@@ -304,6 +389,45 @@ mod tests {
         assert!(differ > 100, "{differ}");
     }
 
+    #[test]
+    fn acosf_equals_the_hosts_glibc_on_every_float_of_minus_one_to_one_sampled() {
+        if host_fused().is_none() {
+            return;
+        }
+        let mut bad = Vec::new();
+        let mut n = 0u64;
+        // Every 257th float of [0, 1] and its negation, the ends of each branch densely, and
+        // out of range.
+        let edges = [0x3f00_0000_u32, 0x3f80_0000, TINY_ACOS as u32, 0x3280_0000]
+            .into_iter()
+            .flat_map(|b| b.saturating_sub(5000)..b + 5000);
+        for b in (0..=0x3f80_0000_u32)
+            .step_by(61)
+            .chain(edges)
+            .chain([0x7f80_0000, 0x7fc0_0000])
+        {
+            for bits in [b, b | 0x8000_0000] {
+                let x = f32::from_bits(bits);
+                n += 1;
+                let (ours, libc) = (acosf(x), x.acos());
+                if ours.to_bits() != libc.to_bits()
+                    && !(ours.is_nan() && libc.is_nan())
+                    && bad.len() < 10
+                {
+                    bad.push((x, bits));
+                }
+            }
+        }
+        assert!(n > 8_000_000);
+        assert!(bad.is_empty(), "acosf differs from glibc's at {bad:?}");
+        let musl = (0..=0x3f80_0000_u32)
+            .step_by(4099)
+            .map(f32::from_bits)
+            .filter(|&x| libm::acosf(x).to_bits() != x.acos().to_bits())
+            .count();
+        assert!(musl > 1000, "{musl}");
+    }
+
     /// Every one of the 2³² floats, both variants (about a minute on two threads):
     /// `cargo test --release -p kiln-scene sinf -- --ignored --nocapture`.
     #[test]
@@ -326,6 +450,10 @@ mod tests {
                                 bad[0] += 1;
                             }
                             if !same(sinf::<false>(x), s) || !same(cosf::<false>(x), c) {
+                                bad[1] += 1;
+                            }
+                            if !same(acosf(x), x.acos()) {
+                                bad[0] += 1;
                                 bad[1] += 1;
                             }
                         }
