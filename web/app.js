@@ -244,10 +244,11 @@ drop.addEventListener("dragleave", () => drop.classList.remove("over"));
 drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); convertFiles(e.dataTransfer.files); });
 document.getElementById("files").addEventListener("change", (e) => convertFiles(e.target.files));
 window.kilnConvertFiles = convertFiles;
-/// For web/test/browser.mjs: makes the worker panic; resolves with its answer.
-window.kilnPanicForTest = () => new Promise((resolve) => {
+/// For web/test/browser.mjs: makes the worker panic ("panic") or run out of memory ("oom");
+/// resolves with its answer.
+window.kilnFailForTest = (kind) => new Promise((resolve) => {
   const id = nextId++;
   pending.set(id, resolve);
-  worker.postMessage({ id, model: { name: "", bytes: new ArrayBuffer(0) }, resources: [], options: { panicForTest: true } });
+  worker.postMessage({ id, model: { name: "", bytes: new ArrayBuffer(0) }, resources: [], options: { failForTest: kind } });
 });
 status.textContent = "Ready: drop files.";

@@ -4,7 +4,7 @@
 //   in:  { id, model: { name, bytes }, resources: [{ name, bytes }], options }
 //   out: { id, ok: true, name, files: [{ name, bytes }], warnings, summary, ms, mesh, clips,
 //          view } or { id, ok: false, name, error, restart } (restart: this worker is done)
-import init, { convert, inspect, view, __panicForTest } from "./pkg/kiln_wasm.js";
+import init, { convert, inspect, view, __failForTest } from "./pkg/kiln_wasm.js";
 
 const ready = init();
 
@@ -12,7 +12,7 @@ self.onmessage = async (event) => {
   const { id, model, resources, options } = event.data;
   try {
     await ready;
-    if (model.name === "" && options?.panicForTest) __panicForTest(); // web/test/browser.mjs
+    if (model.name === "" && options?.failForTest) __failForTest(options.failForTest); // web/test/browser.mjs
     // Resources by the names a model uses: the path as written and the bare file name (a
     // browser drop has no folders).
     const byName = new Map();
@@ -52,7 +52,8 @@ self.onmessage = async (event) => {
     const error = String(e.message ?? e);
     // A panic (kiln's hook makes it an Error, docs/wasm.md) or a trap leaves the instance
     // unusable: say so, and the page starts a fresh worker.
-    const broken = e instanceof WebAssembly.RuntimeError || error.startsWith("internal error");
+    const broken = e instanceof WebAssembly.RuntimeError || error.startsWith("internal error") ||
+      error.startsWith("out of memory");
     self.postMessage({ id, ok: false, name: model.name, error, restart: broken });
     if (broken) self.close();
   }

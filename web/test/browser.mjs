@@ -278,22 +278,22 @@ try {
     }
     await page.close();
   }
-  // A panic in the worker (kiln's test export): an error naming it, a fresh worker, and the
-  // page converts on.
-  {
+  // A panic and running out of memory in the worker (kiln's test export): an error naming
+  // it, a fresh worker, and the page converts on.
+  for (const [kind, start] of [["panic", "internal error (please report it): panicked at "], ["oom", "out of memory: "]]) {
     const page = await browser.newPage();
     page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
     await page.goto(`${url}?renderer=webgl2`);
     await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"), { timeout: 60_000 });
-    const r = await page.evaluate(() => window.kilnPanicForTest());
+    const r = await page.evaluate((k) => window.kilnFailForTest(k), kind);
     await (await page.$("#files")).uploadFile(join(corpus, "OBJ/spider.obj"));
     await page.waitForFunction(() => (window.kilnResults ?? []).length > 0, { timeout: 300_000 });
     const after = await page.evaluate(() => window.kilnResults[0].ok);
-    if (r.ok || !r.restart || !r.error.startsWith("internal error (please report it): panicked at ") || !after) {
-      console.error(`panic in the worker: ${JSON.stringify(r)}; the next conversion ${after ? "worked" : "failed"}`);
+    if (r.ok || !r.restart || !r.error.startsWith(start) || !after) {
+      console.error(`${kind} in the worker: ${JSON.stringify(r)}; the next conversion ${after ? "worked" : "failed"}`);
       failed++;
     } else {
-      console.log(`panic in the worker: "${r.error}"; a fresh worker converted spider.obj`);
+      console.log(`${kind} in the worker: "${r.error}"; a fresh worker converted spider.obj`);
     }
     await page.close();
   }

@@ -72,8 +72,17 @@ const version = kiln.version();
 
 // A panic (a kiln bug) is an Error with its message, not a RuntimeError trap. Last: the
 // instance is not to be used after one.
-assert.throws(() => kiln.__panicForTest(), (e) =>
+assert.throws(() => kiln.__failForTest("panic"), (e) =>
     !(e instanceof WebAssembly.RuntimeError) &&
     e.message.startsWith("internal error (please report it): panicked at ") &&
-    e.message.includes("the panic of __panicForTest"));
+    e.message.includes("the panic of __failForTest"));
+// Out of memory the same, in a fresh instance (the package loaded again).
+const fresh = (() => {
+    const path = require.resolve("../pkg-node/kiln_wasm.js");
+    delete require.cache[path];
+    return require(path);
+})();
+assert.notEqual(fresh, kiln);
+assert.throws(() => fresh.__failForTest("oom"), (e) =>
+    !(e instanceof WebAssembly.RuntimeError) && /^out of memory: 1610612736 bytes wanted, \d+ in use/.test(e.message));
 console.log(`version ${version}: ok`);

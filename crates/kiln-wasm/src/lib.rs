@@ -24,7 +24,9 @@
 //! (nothing they own is freed), so after one the module must be instantiated again; the page's
 //! worker restarts itself. Building with unwinding (nightly `-Zbuild-std`, wasm exceptions)
 //! would let the instance live on, but measured 1.65× slower and 55 % larger
-//! (docs/wasm.md). Natively the same entry points catch the panic (`guarded`).
+//! (docs/wasm.md). Natively the same entry points catch the panic (`guarded`). Running out of
+//! memory (the module has 4 GiB) is an `Error` too, `out of memory: ...`, by the same means
+//! (`oom`).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
@@ -117,11 +119,21 @@ fn start() {
 /// What a panic's error message starts with.
 const PANIC_PREFIX: &str = "internal error (please report it): ";
 
-/// Panics, for the tests of the panic path (web/test/node.mjs); not part of the API.
+#[cfg(target_arch = "wasm32")]
+mod oom;
+
+/// Panics (`"panic"`) or runs out of memory (`"oom"`), for the tests of those paths
+/// (web/test/node.mjs, web/test/browser.mjs); not part of the API.
 #[doc(hidden)]
-#[wasm_bindgen(js_name = "__panicForTest", skip_typescript)]
-pub fn panic_for_test() {
-    panic!("the panic of __panicForTest");
+#[wasm_bindgen(js_name = "__failForTest", skip_typescript)]
+pub fn fail_for_test(kind: &str) {
+    if kind == "oom" {
+        // Three blocks of 1.5 GiB cannot all fit in 4 GiB. Untouched, they cost the host
+        // address space only.
+        let blocks: [Vec<u8>; 3] = std::array::from_fn(|_| Vec::with_capacity(0x6000_0000));
+        std::hint::black_box(blocks);
+    }
+    panic!("the panic of __failForTest");
 }
 
 /// Runs `f`, turning a panic into the error a user reports (where panics unwind: natively).
