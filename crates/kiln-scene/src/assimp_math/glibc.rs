@@ -126,70 +126,40 @@ fn reduce_large(bits: u32) -> (f64, u32) {
     ((r as i64) as f64 * HALF_PI_2_62, n as u32)
 }
 
-/// The reduced argument times its sign, its square, the table and the quadrant for `x`, or
-/// `None` where `x` is small (no reduction) or not finite.
-fn reduced<const FUSED: bool>(x: f32) -> Option<(f64, f64, &'static Poly, u32)> {
+/// glibc's `sinf` (`COS = 0`) or `cosf` (`COS = 1`), its FMA build when `FUSED`.
+fn sin_or_cos<const FUSED: bool, const COS: u32>(x: f32) -> f32 {
     let top = top12(x);
-    let (r, q) = if top < FAST_TOP {
+    if top < PIO4_TOP {
+        if top < TINY_TOP {
+            return if COS == 1 { 1.0 } else { x };
+        }
+        let y = f64::from(x);
+        return poly::<FUSED>(y, y * y, &TABLES[0], COS);
+    }
+    // `q` picks the sign and the table; the polynomial (sine or cosine) goes by `n`, the
+    // quadrant of x (of |x| on the large path, where `q` adds x's sign).
+    let (r, n, q) = if top < FAST_TOP {
         let (r, n) = reduce_fast::<FUSED>(f64::from(x));
-        (r, n)
+        (r, n, n)
     } else if top < INF_TOP {
         let (r, n) = reduce_large(x.to_bits());
-        (r, n.wrapping_add(x.to_bits() >> 31))
+        (r, n, n.wrapping_add(x.to_bits() >> 31))
     } else {
-        return None;
+        return f32::NAN; // infinity or NaN
     };
     let table = &TABLES[((q >> 1) & 1) as usize];
     let r = r * SIGN[(q & 3) as usize];
-    Some((r, r * r, table, q))
+    poly::<FUSED>(r, r * r, table, n ^ COS)
 }
 
 /// glibc's `sinf`, its FMA build when `FUSED`.
 pub fn sinf<const FUSED: bool>(x: f32) -> f32 {
-    let top = top12(x);
-    if top < PIO4_TOP {
-        if top < TINY_TOP {
-            return x;
-        }
-        let y = f64::from(x);
-        return poly::<FUSED>(y, y * y, &TABLES[0], 0);
-    }
-    match reduced::<FUSED>(x) {
-        // The large path's quadrant picks sign and table with x's sign added; the polynomial
-        // (sine or cosine) by the quadrant of |x| alone.
-        Some((r, r2, p, q)) => {
-            let n = if top < FAST_TOP {
-                q
-            } else {
-                q.wrapping_sub(x.to_bits() >> 31)
-            };
-            poly::<FUSED>(r, r2, p, n)
-        }
-        None => f32::NAN, // infinity or NaN
-    }
+    sin_or_cos::<FUSED, 0>(x)
 }
 
 /// glibc's `cosf`, its FMA build when `FUSED`.
 pub fn cosf<const FUSED: bool>(x: f32) -> f32 {
-    let top = top12(x);
-    if top < PIO4_TOP {
-        if top < TINY_TOP {
-            return 1.0;
-        }
-        let y = f64::from(x);
-        return poly::<FUSED>(y, y * y, &TABLES[0], 1);
-    }
-    match reduced::<FUSED>(x) {
-        Some((r, r2, p, q)) => {
-            let n = if top < FAST_TOP {
-                q
-            } else {
-                q.wrapping_sub(x.to_bits() >> 31)
-            };
-            poly::<FUSED>(r, r2, p, n ^ 1)
-        }
-        None => f32::NAN,
-    }
+    sin_or_cos::<FUSED, 1>(x)
 }
 
 const fn f32b(bits: u32) -> f32 {
