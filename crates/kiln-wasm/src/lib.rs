@@ -36,6 +36,62 @@ use kiln::load::{FileKind, FilesFrom};
 use kiln::{ConvertOptions, Layout};
 use wasm_bindgen::prelude::*;
 
+/// The package's TypeScript types (web/pkg/kiln_wasm.d.ts; `web/test/types.ts` checks them
+/// with `tsc --strict`).
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &'static str = r#"
+/** Options, as the CLI's: `--layout`, `--quantize` / `--quantize-positions`, `--static`, `--clip-rate`. */
+export interface ConvertOptions {
+    layout?: "kiln" | "classic";
+    quantize?: "none" | "attributes" | "all";
+    static?: boolean;
+    /** Frames per second of the clips; the source's when absent. */
+    clipRate?: number | null;
+}
+/** The files a model refers to (an OBJ's `.mtl`, textures) by the name it uses, or a function that gives them. */
+export type Resources =
+    | Map<string, Uint8Array>
+    | Record<string, Uint8Array>
+    | ((name: string) => Uint8Array | undefined | null)
+    | undefined
+    | null;
+/** One output file. */
+export interface OutputFile { name: string; bytes: Uint8Array; }
+/** What `convert` gives: the files `kiln convert` writes, byte for byte, its warnings and its summary line. */
+export interface ConvertResult { files: OutputFile[]; warnings: string[]; summary: string; }
+/** A bone: its parent's index, -1 for a root. */
+export interface BoneInfo { name: string; parent: number; }
+export interface MeshPartInfo { name: string; material: string; vertices: number; triangles: number; morphTargets: string[]; }
+export interface MeshInfo { kind: "mesh"; bones: BoneInfo[]; parts: MeshPartInfo[]; }
+export interface ClipInfo { kind: "clip"; name: string; frames: number; frameRate: number; tracks: number; weightTracks: number; }
+export interface ViewPart {
+    name: string;
+    material: string;
+    /** RGBA. */
+    diffuse: [number, number, number, number];
+    /** 19 floats a vertex: position, uv, normal, tangent, blend indices, blend weights. */
+    vertices: Float32Array;
+    indices: Uint32Array;
+}
+export interface BoneBake {
+    width: number;
+    height: number;
+    layers: number;
+    boneCount: number;
+    frameCounts: number[];
+    frameRates: number[];
+    clipNames: string[];
+    /** RGBA texels, layer by layer, row by row. */
+    texels: Float32Array;
+}
+export interface ViewData {
+    parts: ViewPart[];
+    bones: BoneInfo[];
+    bounds: { min: [number, number, number]; max: [number, number, number]; };
+    bake: BoneBake;
+}
+"#;
+
 /// kiln's version.
 #[wasm_bindgen]
 pub fn version() -> String {
@@ -146,12 +202,12 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, JsError> {
 }
 
 /// Converts the model `bytes` named `fileName`; see the module's documentation.
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "ConvertResult")]
 pub fn convert(
     bytes: &[u8],
     #[wasm_bindgen(js_name = fileName)] file_name: &str,
-    resources: JsValue,
-    options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Resources")] resources: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ConvertOptions | null")] options: JsValue,
 ) -> Result<JsValue, JsError> {
     guarded(|| {
         let o = convert_options(file_name, &options)?;
@@ -184,7 +240,7 @@ pub fn convert(
 /// What a `.mesh` or `.clip` (kiln or classic layout) holds: `{ kind: "mesh", bones: [{ name,
 /// parent }], parts: [{ name, material, vertices, triangles, morphTargets: [name] }] }` or
 /// `{ kind: "clip", name, frames, frameRate, tracks, weightTracks }`.
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "MeshInfo | ClipInfo")]
 pub fn inspect(
     bytes: &[u8],
     #[wasm_bindgen(js_name = fileName)] file_name: &str,
@@ -311,8 +367,12 @@ fn bones_js(model: &kiln::format::Model) -> JsValue {
 /// frameRates, clipNames, texels: Float32Array } }`, texels RGBA, layer by layer, row by row
 /// (`docs/animation.md`: texel `4b + r` of row `f` is row `r` of bone `b`'s matrix at frame
 /// `f`). Blend shapes are not applied.
-#[wasm_bindgen]
-pub fn view(mesh: &[u8], clips: Array, xml: Option<String>) -> Result<JsValue, JsError> {
+#[wasm_bindgen(unchecked_return_type = "ViewData")]
+pub fn view(
+    mesh: &[u8],
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] clips: Array,
+    xml: Option<String>,
+) -> Result<JsValue, JsError> {
     guarded(|| {
         let clip_bytes: Vec<Vec<u8>> = clips
             .iter()
