@@ -7,6 +7,8 @@ import { Viewer } from "./viewer.js";
 import { GpuViewer } from "./viewer-webgpu.js";
 import { zip } from "./zip.js";
 
+// A page opened with `?test` (web/test/browser.mjs) has the worker's failure hook.
+const testing = new URLSearchParams(location.search).has("test");
 let worker = startWorker();
 const status = document.getElementById("status");
 const results = document.getElementById("results");
@@ -16,7 +18,7 @@ let nextId = 1;
 
 /// The converting worker; one that reports its instance broken (a kiln panic) is replaced.
 function startWorker() {
-  const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  const w = new Worker(new URL(testing ? "./worker.js?test" : "./worker.js", import.meta.url), { type: "module" });
   w.onmessage = (event) => {
     if (event.data.restart) worker = startWorker();
     const done = pending.get(event.data.id);
@@ -65,7 +67,9 @@ async function createViewer(canvas, data, onLost) {
     v.lost.then(async (info) => {
       if (v.destroyed || renderer === "webgpu") return;
       // The GPU process may be restarting after the loss: a WebGL2 context can take a moment.
-      for (let attempt = 0; ; attempt++) {
+      let failure = null;
+      for (let attempt = 0; attempt < 10; attempt++) {
+        if (attempt > 0) await new Promise((ok) => setTimeout(ok, 300));
         try {
           const w = new Viewer(fresh(), data);
           w.camera = v.camera;
@@ -73,13 +77,10 @@ async function createViewer(canvas, data, onLost) {
           onLost(w);
           return;
         } catch (e) {
-          if (attempt === 10) {
-            onLost(null, `WebGPU device lost (${info.message}); ${e.message}`);
-            return;
-          }
-          await new Promise((ok) => setTimeout(ok, 300));
+          failure = e;
         }
       }
+      onLost(null, `WebGPU device lost (${info.message}); ${failure.message}`);
     });
     return v;
   }
@@ -244,11 +245,13 @@ drop.addEventListener("dragleave", () => drop.classList.remove("over"));
 drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); convertFiles(e.dataTransfer.files); });
 document.getElementById("files").addEventListener("change", (e) => convertFiles(e.target.files));
 window.kilnConvertFiles = convertFiles;
-/// For web/test/browser.mjs: makes the worker panic ("panic") or run out of memory ("oom");
-/// resolves with its answer.
-window.kilnFailForTest = (kind) => new Promise((resolve) => {
-  const id = nextId++;
-  pending.set(id, resolve);
-  worker.postMessage({ id, model: { name: "", bytes: new ArrayBuffer(0) }, resources: [], options: { failForTest: kind } });
-});
+/// For web/test/browser.mjs, only on a page opened with `?test`: makes the worker panic
+/// ("panic") or run out of memory ("oom"); resolves with its answer.
+if (testing) {
+  window.kilnFailForTest = (kind) => new Promise((resolve) => {
+    const id = nextId++;
+    pending.set(id, resolve);
+    worker.postMessage({ id, model: { name: "", bytes: new ArrayBuffer(0) }, resources: [], options: { failForTest: kind } });
+  });
+}
 status.textContent = "Ready: drop files.";

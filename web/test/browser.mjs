@@ -260,6 +260,11 @@ try {
     page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
     await page.goto(url);
     await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"), { timeout: 60_000 });
+    // The worker's failure hook is only on a page opened for a test.
+    if (await page.evaluate(() => typeof window.kilnFailForTest !== "undefined")) {
+      console.error("the page without ?test has window.kilnFailForTest");
+      failed++;
+    }
     await (await page.$("#files")).uploadFile(join(corpus, "FBX/huesitos.fbx"));
     await page.waitForFunction(() => (window.kilnResults ?? []).length > 0, { timeout: 300_000 });
     // A lost device is noticed at the first frames, and WebGL2 takes over within seconds.
@@ -286,7 +291,7 @@ try {
   for (const [kind, start] of [["panic", "internal error (please report it): panicked at "], ["oom", "out of memory: "]]) {
     const page = await browser.newPage();
     page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
-    await page.goto(`${url}?renderer=webgl2`);
+    await page.goto(`${url}?renderer=webgl2&test`);
     await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"), { timeout: 60_000 });
     const r = await page.evaluate((k) => window.kilnFailForTest(k), kind);
     await (await page.$("#files")).uploadFile(join(corpus, "OBJ/spider.obj"));
