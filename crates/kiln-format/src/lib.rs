@@ -10,9 +10,10 @@
 //! - [`xml`] (feature `std`): [`read_materials`](xml::read_materials) and `write_materials`.
 //! - [`model`]: the data those files hold.
 //!
-//! Features (both on by default): `std` (the XML codec, through quick-xml, and
-//! `std::error::Error`), `write` (every encoder). Without them the crate is the model and the
-//! binary readers, which is what a runtime embeds (kiln-anim depends on it so).
+//! Features (`std` and `write` on by default): `std` (the XML codec, through quick-xml, and
+//! `std::error::Error`), `write` (every encoder), `parallel` (the kiln layout's vertex streams
+//! encoded on two of rayon's threads; the same bytes without it). Without them the crate is the
+//! model and the binary readers, which is what a runtime embeds (kiln-anim depends on it so).
 //!
 //! It does not touch the file system, copy textures, or convert scenes (that is
 //! `kiln-extract`).

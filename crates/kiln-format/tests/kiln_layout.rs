@@ -417,6 +417,24 @@ fn mesh_writer_refuses_what_the_layout_cannot_hold() {
             ..
         })
     ));
+    // A joint index must be a whole number in 0..=65535 (a u16), and only that.
+    for (j, whole) in [
+        (0.5, false),
+        (-1.0, false),
+        (65535.5, false),
+        (65536.0, false),
+        (4_294_967_296.0, false),
+        (f32::NAN, false),
+        (f32::INFINITY, false),
+        (-0.0, true),
+        (1.0, true),
+        (65535.0, true),
+    ] {
+        let mut m = model.clone();
+        m.meshes[1].vertices[0].blend_indices[1] = j;
+        let r = write_mesh(&m, &materials, &o);
+        assert_eq!(r.is_ok(), whole, "blend index {j}: {:?}", r.err());
+    }
     // Found by the property tests: finite values whose range overflows an f32 extent.
     let mut m = model.clone();
     m.meshes[0].vertices[0].position[1] = -3e38;

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use super::error::WriteError;
 use super::quantize::{oct_encode, snorm16_encode, unorm16_encode, weights_encode};
 use super::spec::*;
-use crate::model::{Clip, MaterialData, Matrix, Model};
+use crate::model::{Clip, MaterialData, Matrix, Model, Vertex};
 use crate::sink::Sink;
 
 /// Which vertex streams (and morph offset streams) [`write_mesh`] stores compactly.
@@ -185,7 +185,9 @@ pub fn encode_mesh(
         }
         for (v, vertex) in mesh.vertices.iter().enumerate() {
             for &j in &vertex.blend_indices {
-                if !((0.0..=65535.0).contains(&j) && libm::floorf(j) == j) {
+                // In range, and whole: within 0..=65535 truncation is exact just for whole
+                // numbers (a call to `floorf` per component cost a fifth of the encoding).
+                if !((0.0..=65535.0).contains(&j) && (j as u32) as f32 == j) {
                     return Err(WriteError::BlendIndex {
                         part: p,
                         vertex: v,
@@ -231,92 +233,26 @@ pub fn encode_mesh(
     if let Some(q) = &bounds {
         out.push(kind::QUANTIZATION, core::slice::from_ref(q));
     }
-    // The six vertex streams in one sweep over the vertices, a block at a time: each block is
-    // read from the cache by every stream, where a pass per stream read the whole vertex
-    // array (76 bytes a vertex, every cache line of it) six times.
-    let (position_kind, normal_kind, tangent_kind, uv_kind, weight_kind) = match &bounds {
-        Some(_) => (
-            if quantize_positions {
-                kind::POSITIONS_UNORM16
-            } else {
-                kind::POSITIONS_F32
-            },
-            kind::NORMALS_OCT16,
-            kind::TANGENTS_OCT16,
-            kind::UVS_UNORM16,
-            kind::WEIGHTS_UNORM8,
-        ),
-        None => (
-            kind::POSITIONS_F32,
-            kind::NORMALS_F32,
-            kind::TANGENTS_F32,
-            kind::UVS_F32,
-            kind::WEIGHTS_F32,
-        ),
+    // The six vertex streams in two sweeps over the vertices (on two threads with the
+    // `parallel` feature), three streams each, a block at a time: each block is read from the
+    // cache by its sweep's streams, where a pass per stream read the whole vertex array (76
+    // bytes a vertex, every cache line of it) six times. The two octahedral encodings, the
+    // costly ones, go one to each sweep.
+    let encoding = Encoding {
+        bounds: bounds.as_ref(),
+        positions: quantize_positions,
     };
-    let stream = |kind: u32| Vec::with_capacity(vertex_total * stream_size(kind));
-    let mut positions = stream(position_kind);
-    let mut normals = stream(normal_kind);
-    let mut tangents = stream(tangent_kind);
-    let mut uvs = stream(uv_kind);
-    let mut joints = stream(kind::JOINTS_U16);
-    let mut weights = stream(weight_kind);
-    const BLOCK: usize = 1024;
-    for block in model.meshes.iter().flat_map(|m| m.vertices.chunks(BLOCK)) {
-        match &bounds {
-            Some(q) => {
-                if quantize_positions {
-                    extend(
-                        &mut positions,
-                        block.iter().map(|v| {
-                            let c = |a: usize| {
-                                unorm16_encode(
-                                    v.position[a],
-                                    q.position_min[a],
-                                    q.position_extent[a],
-                                )
-                            };
-                            [c(0), c(1), c(2), 0]
-                        }),
-                    );
-                } else {
-                    extend(&mut positions, block.iter().map(|v| v.position));
-                }
-                extend(&mut normals, block.iter().map(|v| oct_encode(v.normal)));
-                extend(&mut tangents, block.iter().map(|v| oct_encode(v.tangent)));
-                extend(
-                    &mut uvs,
-                    block.iter().map(|v| {
-                        [
-                            unorm16_encode(v.uv[0], q.uv_min[0], q.uv_extent[0]),
-                            unorm16_encode(v.uv[1], q.uv_min[1], q.uv_extent[1]),
-                        ]
-                    }),
-                );
-                extend(
-                    &mut weights,
-                    block.iter().map(|v| weights_encode(v.blend_weights)),
-                );
-            }
-            None => {
-                extend(&mut positions, block.iter().map(|v| v.position));
-                extend(&mut normals, block.iter().map(|v| v.normal));
-                extend(&mut tangents, block.iter().map(|v| v.tangent));
-                extend(&mut uvs, block.iter().map(|v| v.uv));
-                extend(&mut weights, block.iter().map(|v| v.blend_weights));
-            }
-        }
-        extend(
-            &mut joints,
-            block.iter().map(|v| v.blend_indices.map(|j| j as u16)),
-        );
-    }
-    out.push_bytes(position_kind, positions);
-    out.push_bytes(normal_kind, normals);
-    out.push_bytes(tangent_kind, tangents);
-    out.push_bytes(uv_kind, uvs);
-    out.push_bytes(kind::JOINTS_U16, joints);
-    out.push_bytes(weight_kind, weights);
+    let sweep = |streams: [Stream; 3]| encoding.sweep(model, vertex_total, streams);
+    let ([positions, normals, uvs], [tangents, joints, weights]) = join(
+        || sweep([Stream::Position, Stream::Normal, Stream::Uv]),
+        || sweep([Stream::Tangent, Stream::Joints, Stream::Weights]),
+    );
+    out.push_bytes(encoding.kind(Stream::Position), positions);
+    out.push_bytes(encoding.kind(Stream::Normal), normals);
+    out.push_bytes(encoding.kind(Stream::Tangent), tangents);
+    out.push_bytes(encoding.kind(Stream::Uv), uvs);
+    out.push_bytes(encoding.kind(Stream::Joints), joints);
+    out.push_bytes(encoding.kind(Stream::Weights), weights);
     let indices = || model.meshes.iter().flat_map(|m| m.indices.iter().copied());
     if max_index <= u16::MAX as u32 {
         out.push_iter(kind::INDICES_U16, index_total, indices().map(|i| i as u16));
@@ -801,6 +737,107 @@ impl Strings {
 }
 
 /// Lays sections out after the header and the table, each at the next multiple of 16.
+/// `rayon::join` with the `parallel` feature, the two calls in turn without it.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        (a(), b())
+    }
+}
+
+/// One vertex stream of a kiln-layout `.mesh`.
+#[derive(Clone, Copy)]
+enum Stream {
+    Position,
+    Normal,
+    Tangent,
+    Uv,
+    Joints,
+    Weights,
+}
+
+/// How [`encode_mesh`] encodes the vertex streams: `f32` without bounds, quantised against
+/// them (positions too when `positions`).
+struct Encoding<'a> {
+    bounds: Option<&'a QuantizationRecord>,
+    positions: bool,
+}
+
+impl Encoding<'_> {
+    /// The section kind of `stream`.
+    fn kind(&self, stream: Stream) -> u32 {
+        let quantized = self.bounds.is_some();
+        match stream {
+            Stream::Position if quantized && self.positions => kind::POSITIONS_UNORM16,
+            Stream::Position => kind::POSITIONS_F32,
+            Stream::Normal if quantized => kind::NORMALS_OCT16,
+            Stream::Normal => kind::NORMALS_F32,
+            Stream::Tangent if quantized => kind::TANGENTS_OCT16,
+            Stream::Tangent => kind::TANGENTS_F32,
+            Stream::Uv if quantized => kind::UVS_UNORM16,
+            Stream::Uv => kind::UVS_F32,
+            Stream::Joints => kind::JOINTS_U16,
+            Stream::Weights if quantized => kind::WEIGHTS_UNORM8,
+            Stream::Weights => kind::WEIGHTS_F32,
+        }
+    }
+
+    /// The sections' bytes of `streams`, the vertices of every part in order, `count` in all.
+    fn sweep<const N: usize>(
+        &self,
+        model: &Model,
+        count: usize,
+        streams: [Stream; N],
+    ) -> [Vec<u8>; N] {
+        const BLOCK: usize = 1024;
+        let mut out = streams.map(|s| Vec::with_capacity(count * stream_size(self.kind(s))));
+        for block in model.meshes.iter().flat_map(|m| m.vertices.chunks(BLOCK)) {
+            for (&stream, bytes) in streams.iter().zip(&mut out) {
+                self.encode(stream, block, bytes);
+            }
+        }
+        out
+    }
+
+    /// Appends `stream` of the `vertices` to its section's `bytes`.
+    fn encode(&self, stream: Stream, vertices: &[Vertex], bytes: &mut Vec<u8>) {
+        let v = vertices.iter();
+        match (stream, self.bounds) {
+            (Stream::Position, Some(q)) if self.positions => extend(
+                bytes,
+                v.map(|v| {
+                    let c = |a: usize| {
+                        unorm16_encode(v.position[a], q.position_min[a], q.position_extent[a])
+                    };
+                    [c(0), c(1), c(2), 0]
+                }),
+            ),
+            (Stream::Position, _) => extend(bytes, v.map(|v| v.position)),
+            (Stream::Normal, Some(_)) => extend(bytes, v.map(|v| oct_encode(v.normal))),
+            (Stream::Normal, None) => extend(bytes, v.map(|v| v.normal)),
+            (Stream::Tangent, Some(_)) => extend(bytes, v.map(|v| oct_encode(v.tangent))),
+            (Stream::Tangent, None) => extend(bytes, v.map(|v| v.tangent)),
+            (Stream::Uv, Some(q)) => extend(
+                bytes,
+                v.map(|v| {
+                    [
+                        unorm16_encode(v.uv[0], q.uv_min[0], q.uv_extent[0]),
+                        unorm16_encode(v.uv[1], q.uv_min[1], q.uv_extent[1]),
+                    ]
+                }),
+            ),
+            (Stream::Uv, None) => extend(bytes, v.map(|v| v.uv)),
+            (Stream::Joints, _) => extend(bytes, v.map(|v| v.blend_indices.map(|j| j as u16))),
+            (Stream::Weights, Some(_)) => extend(bytes, v.map(|v| weights_encode(v.blend_weights))),
+            (Stream::Weights, None) => extend(bytes, v.map(|v| v.blend_weights)),
+        }
+    }
+}
+
 /// Appends `items`, encoded, to a section's bytes.
 fn extend<T: bytemuck::Pod>(bytes: &mut Vec<u8>, items: impl Iterator<Item = T>) {
     for item in items {
