@@ -336,29 +336,39 @@ pub(super) fn split_bones(
 ) -> Vec<Vec<Bone>> {
     let ((offsets, point_corners), (part_of, vertex_of)) =
         par::join(|| geo.point_corners(), || corner_parts(geo, parts));
-    let corners_of = |index: i32| corners_of_point(geo, &offsets, &point_corners, index);
+    // Each point's corners as (part, vertex in it), in the order `point_corners` lists them:
+    // read once here, so that the passes over the clusters' weights below (several weights per
+    // point) read them in sequence instead of looking two tables up at random per corner.
+    let targets: Vec<(u32, u32)> = point_corners
+        .iter()
+        .map(|&c| {
+            let c = c as usize;
+            match part_of.get(c) {
+                Some(&p) if p != u32::MAX => (p, vertex_of[c]),
+                _ => (u32::MAX, 0),
+            }
+        })
+        .collect();
+    drop((part_of, vertex_of, point_corners));
+    let targets_of = |index: i32| corners_of_point(geo, &offsets, &targets, index);
     let (source, todo) = first_of_each_bone(clusters);
     let weights = par::map(&todo, |&i| {
         let cl = &clusters[i];
         // Counted first, so that each list is allocated once at its size.
         let mut count = vec![0usize; parts.len()];
         for index in cl.indices.iter() {
-            for &corner in corners_of(index) {
-                if let Some(&p) = part_of.get(corner as usize).filter(|&&p| p != u32::MAX) {
-                    count[p as usize] += 1;
+            for &(p, _) in targets_of(index) {
+                if let Some(n) = count.get_mut(p as usize) {
+                    *n += 1;
                 }
             }
         }
         let mut per_part: Vec<Vec<VertexWeight>> =
             count.into_iter().map(Vec::with_capacity).collect();
         for (index, w) in cl.indices.iter().zip(cl.weights.iter()) {
-            for &corner in corners_of(index) {
-                let part = part_of.get(corner as usize).copied().unwrap_or(u32::MAX);
-                if part != u32::MAX {
-                    per_part[part as usize].push(VertexWeight {
-                        vertex: vertex_of[corner as usize],
-                        weight: w,
-                    });
+            for &(p, vertex) in targets_of(index) {
+                if let Some(list) = per_part.get_mut(p as usize) {
+                    list.push(VertexWeight { vertex, weight: w });
                 }
             }
         }
@@ -414,12 +424,12 @@ pub(super) fn corner_parts(geo: &MeshGeometry<'_>, parts: &[i32]) -> (Vec<u32>, 
 
 /// The corners made from control point `index` (none when it is out of range), from
 /// [`MeshGeometry::point_corners`]' offsets and corners.
-fn corners_of_point<'c>(
+fn corners_of_point<'c, T>(
     geo: &MeshGeometry<'_>,
     offsets: &[u32],
-    corners: &'c [u32],
+    corners: &'c [T],
     index: i32,
-) -> &'c [u32] {
+) -> &'c [T] {
     match usize::try_from(index)
         .ok()
         .filter(|&p| p < geo.control_points)
