@@ -3,7 +3,7 @@
 //! - `fbx_tree_corpus`: every FBX file of Assimp's corpus (binary and ASCII);
 //! - `fbx_tree_generated`: a generated file with about 100 MB of geometry arrays, written
 //!   uncompressed and compressed (binary 7.4), and the same scene as ASCII;
-//! - `fbx_inflate`: the inflater choice, miniz_oxide against zune-inflate on the generated
+//! - `fbx_inflate`: the inflater choice, miniz_oxide against zune-inflate and zlib-rs on the generated
 //!   file's compressed arrays.
 //!
 //! Each file is measured as `kiln-fbx` (the tree: arrays stay borrowed or compressed),
@@ -280,6 +280,18 @@ fn inflaters(c: &mut Criterion) {
                         .decode_zlib()
                         .unwrap();
                 assert_eq!(out.len(), size);
+                out
+            })
+        });
+        g.bench_function(BenchmarkId::new("zlib-rs", name), |b| {
+            b.iter(|| {
+                let mut out = vec![0u8; size];
+                let (got, rc) = zlib_rs::decompress_slice(
+                    &mut out,
+                    black_box(stream),
+                    zlib_rs::InflateConfig::default(),
+                );
+                assert!(rc == zlib_rs::ReturnCode::Ok && got.len() == size);
                 out
             })
         });
