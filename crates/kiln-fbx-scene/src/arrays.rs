@@ -11,8 +11,8 @@
 //! of copying.
 //!
 //! Helpers inflate with zlib-rs (faster than miniz_oxide and zune-inflate on these arrays)
-//! straight into the arrays' memory, and check the result (exact length, Adler-32). Anything that fails there, and every
-//! array without the feature, goes through `kiln_fbx`'s own decoder (miniz_oxide), which
+//! straight into the arrays' memory, and check the result (exact length, Adler-32). Anything
+//! that fails there, and every array without the feature, goes through `kiln_fbx`'s own decoder (miniz_oxide), which
 //! reports the error as a sequential import would: errors and warnings do not depend on the
 //! feature.
 
@@ -276,10 +276,10 @@ fn decode(a: &Array<'_>) -> Option<Bulk> {
 
 /// The fast path: zlib-rs (a Rust port of zlib-ng's inflater; 1.1-1.25x faster than
 /// zune-inflate on the streams of a 400k-triangle export and 1.4-1.6x faster than
-/// `miniz_oxide`, see docs/performance.md) inflating straight into the
-/// array's final memory, then checked: the stream must end with a good
-/// Adler-32 (zlib-rs checks it) at exactly the declared size. Anything else returns `None`, and
-/// `kiln_fbx`'s own decoder (miniz_oxide) decodes the array and reports what is wrong.
+/// `miniz_oxide`, see docs/performance.md) inflating straight into the array's final memory,
+/// then checked: the stream must end with a good Adler-32 (zlib-rs checks it) at exactly the
+/// declared size. Anything else returns `None`, and `kiln_fbx`'s own decoder (miniz_oxide)
+/// decodes the array and reports what is wrong.
 ///
 /// Integers and `f32`s inflate into their `Vec` as bytes (no buffer between, no copy); an
 /// `f64` array inflates in slices of 64 KiB, each narrowed into the `f32` array as it comes
@@ -290,45 +290,47 @@ fn decode_fast(a: &Array<'_>) -> Option<Bulk> {
         return None;
     };
     let n = a.len();
-    fn inflate_into(stream: &[u8], out: &mut [u8]) -> Option<()> {
-        let size = out.len();
-        let (got, rc) = zlib_rs::decompress_slice(out, stream, zlib_rs::InflateConfig::default());
-        (rc == zlib_rs::ReturnCode::Ok && got.len() == size).then_some(())
-    }
     Some(match a.ty() {
         ArrayType::F64 => Bulk::F32(inflate_f64_as_f32(stream, n)?),
-        ArrayType::F32 => {
-            let mut v = vec![0f32; n];
-            inflate_into(stream, bytemuck::cast_slice_mut(&mut v))?;
-            if cfg!(target_endian = "big") {
-                v.iter_mut()
-                    .for_each(|x| *x = f32::from_bits(u32::from_le(x.to_bits())));
-            }
-            Bulk::F32(v)
-        }
-        ArrayType::I32 => {
-            let mut v = vec![0i32; n];
-            inflate_into(stream, bytemuck::cast_slice_mut(&mut v))?;
-            v.iter_mut().for_each(|x| *x = i32::from_le(*x));
-            Bulk::I32(v)
-        }
-        ArrayType::I64 => {
-            let mut v = vec![0i64; n];
-            inflate_into(stream, bytemuck::cast_slice_mut(&mut v))?;
-            v.iter_mut().for_each(|x| *x = i64::from_le(*x));
-            Bulk::I64(v)
-        }
+        ArrayType::F32 => Bulk::F32(inflate_le(stream, n, |x: f32| {
+            f32::from_bits(u32::from_le(x.to_bits()))
+        })?),
+        ArrayType::I32 => Bulk::I32(inflate_le(stream, n, i32::from_le)?),
+        ArrayType::I64 => Bulk::I64(inflate_le(stream, n, i64::from_le)?),
         _ => return None,
     })
 }
 
+/// A zlib stream of `n` little-endian `T`s inflated into their `Vec` as bytes, `from_le`
+/// applied to each on a big-endian host; `None` unless the stream ends (with a good Adler-32)
+/// after exactly `n` elements. `n` is bounded already: the parser refuses a declared size past
+/// deflate's greatest expansion of the stream.
+#[cfg(feature = "parallel")]
+fn inflate_le<T: bytemuck::Pod>(stream: &[u8], n: usize, from_le: fn(T) -> T) -> Option<Vec<T>> {
+    let mut v = vec![T::zeroed(); n];
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut v);
+    let size = bytes.len();
+    let (got, rc) = zlib_rs::decompress_slice(bytes, stream, zlib_rs::InflateConfig::default());
+    if rc != zlib_rs::ReturnCode::Ok || got.len() != size {
+        return None;
+    }
+    if cfg!(target_endian = "big") {
+        v.iter_mut().for_each(|x| *x = from_le(*x));
+    }
+    Some(v)
+}
+
 /// A zlib stream of `n` little-endian `f64`s as `f32`s, inflated 64 KiB at a time; `None`
-/// unless the stream ends (with a good Adler-32) after exactly `8 n` bytes.
+/// unless the stream ends (with a good Adler-32) after exactly `8 n` bytes. This is
+/// `kiln_fbx`'s converting reader (`inflate_streaming`, which its fallback decode runs) with
+/// zlib-rs in place of miniz_oxide; `kiln_fbx` keeps one `no_std` inflater for every consumer,
+/// so the fast inflater's loop lives here.
 #[cfg(feature = "parallel")]
 fn inflate_f64_as_f32(stream: &[u8], n: usize) -> Option<Vec<f32>> {
     let mut inflate = zlib_rs::Inflate::new(true, 15);
     let mut out: Vec<f32> = Vec::with_capacity(n);
-    let mut buf = vec![0u8; 1 << 16];
+    // 64 KiB, or the whole array when smaller (a cluster's weights, a short curve).
+    let mut buf = vec![0u8; (1 << 16).min(n.saturating_mul(8).max(8))];
     // Bytes of `buf` inflated and not narrowed yet (fewer than 8 between calls).
     let mut have = 0usize;
     let mut input = stream;
@@ -548,6 +550,8 @@ mod tests {
             OwnedNode::new("C").with(OwnedValue::I32Array(
                 (0..n as i32).map(|i| i * 7 - 3).collect(),
             )),
+            // Smaller than one slice: the slice is the array's size.
+            OwnedNode::new("E").with(OwnedValue::F64Array(vec![0.5, -1.25, 3e38])),
             OwnedNode::new("D").with(OwnedValue::I64Array(
                 (0..n as i64).map(|i| i << 33).collect(),
             )),

@@ -423,7 +423,8 @@ pub(super) fn corner_parts(geo: &MeshGeometry<'_>, parts: &[i32]) -> (Vec<u32>, 
 }
 
 /// The corners made from control point `index` (none when it is out of range), from
-/// [`MeshGeometry::point_corners`]' offsets and corners.
+/// [`MeshGeometry::point_corners`]' offsets and corners, or from a list in the same order that
+/// holds something else per corner (`split_bones`' (part, vertex) pairs).
 fn corners_of_point<'c, T>(
     geo: &MeshGeometry<'_>,
     offsets: &[u32],
