@@ -6,12 +6,83 @@
 //! As the pipeline does, the `.mesh` is not encoded in memory but streamed from the model at
 //! write time (`classic::write_mesh_to`); the other files are encoded, then written.
 //!
-//! `cargo run --release --example stages -- MODEL.fbx [RUNS]`; the model can be made with
+//! `cargo run --release --example stages -- MODEL.fbx [RUNS] [THREADS]` (THREADS: the pools'
+//! sizes, `1,2` unless given); the model can be made with
 //! `cargo run --release -p kiln-testkit --example write_export_like -- MODEL.fbx 400000`.
 //! Results in docs/performance.md.
 
+use std::alloc::{GlobalAlloc, Layout};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+
+/// The CLI's own allocator (`crates/kiln-cli/src/blocks.rs`), so that the resident set is the
+/// one `kiln convert` has.
+#[allow(dead_code)]
+#[path = "../crates/kiln-cli/src/blocks.rs"]
+mod blocks;
+
+/// The CLI's allocator, counting the bytes it holds for the program (live) and the most it
+/// has held since the last [`Counting::restart_peak`], so that each stage's table row can say
+/// how much heap the stage left behind and how much it needed at its worst.
+struct Counting(blocks::Blocks);
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+impl Counting {
+    fn grew(by: usize) {
+        let live = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+        PEAK.fetch_max(live, Ordering::Relaxed);
+    }
+
+    fn restart_peak() {
+        PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is passed to the inner allocator with the caller's own arguments, so its
+// guarantees are the caller's; the counters are only arithmetic beside it.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc` is the inner allocator's.
+        let p = unsafe { self.0.alloc(layout) };
+        if !p.is_null() {
+            Counting::grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as `alloc`.
+        let p = unsafe { self.0.alloc_zeroed(layout) };
+        if !p.is_null() {
+            Counting::grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from this allocator, that is from the inner one, with `layout`.
+        unsafe { self.0.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as `dealloc`; `new_size` is the caller's.
+        let p = unsafe { self.0.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            // Counted as the new block added before the old one goes, which is what a moving
+            // realloc holds at its worst.
+            Counting::grew(new_size);
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting(blocks::Blocks::new());
 
 const STAGES: [&str; 11] = [
     "read",
@@ -30,25 +101,41 @@ const STAGES: [&str; 11] = [
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first() else {
-        eprintln!("usage: stages MODEL.fbx [RUNS]");
+        eprintln!("usage: stages MODEL.fbx [RUNS] [THREADS, e.g. 1,2]");
         std::process::exit(2);
     };
     let runs: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(5);
+    let pools: Vec<usize> = match args.get(2) {
+        Some(t) => t.split(',').filter_map(|n| n.parse().ok()).collect(),
+        None => vec![1, 2],
+    };
     let path = Path::new(path);
     let out = std::env::temp_dir().join("kiln-stages-out");
     std::fs::create_dir_all(&out).expect("temp folder");
     let mut columns = Vec::new();
+    let mut heaps = Vec::new();
     let mut corners = 0usize;
     let mut bytes_in = 0usize;
-    for threads in [1usize, 2] {
+    for &threads in &pools {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .expect("a thread pool");
+        // A first run for the memory columns, untimed and without the pre-transform copy, so
+        // that its resident set is the pipeline's (later runs start with what the allocator
+        // kept from earlier ones; the copy would be in every later stage's).
+        let first = pool.install(|| one_run(path, &out, &mut corners, &mut bytes_in, false));
+        heaps.push(
+            first
+                .heap
+                .into_iter()
+                .zip(first.resident)
+                .collect::<Vec<_>>(),
+        );
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); STAGES.len()];
         for _ in 0..runs {
-            let t = pool.install(|| one_run(path, &out, &mut corners, &mut bytes_in));
-            for (k, s) in t.into_iter().enumerate() {
+            let t = pool.install(|| one_run(path, &out, &mut corners, &mut bytes_in, true));
+            for (k, s) in t.times.into_iter().enumerate() {
                 times[k].push(s);
             }
         }
@@ -60,11 +147,15 @@ fn main() {
         bytes_in as f64 / 1e6,
         corners as f64 / 1e6
     );
-    println!(
-        "| stage | 1 thread (ms) | M corners/s | MB/s | 2 threads (ms) | M corners/s | MB/s |"
-    );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
-    let mut totals = [0.0f64; 2];
+    let threads_label = |t: usize| format!("{t} thread{}", if t == 1 { "" } else { "s" });
+    let mut header = String::from("| stage |");
+    let mut rule = String::from("|---|");
+    for &t in &pools {
+        header += &format!(" {} (ms) | M corners/s | MB/s |", threads_label(t));
+        rule += "---:|---:|---:|";
+    }
+    println!("{header}\n{rule}");
+    let mut totals = vec![0.0f64; pools.len()];
     for (k, name) in STAGES.iter().enumerate() {
         let mut row = format!("| {name} |");
         for (c, col) in columns.iter().enumerate() {
@@ -81,15 +172,48 @@ fn main() {
         }
         println!("{row}");
     }
+    let mut row = String::from("| **total (without pre-transform)** |");
+    for total in &totals {
+        row += &format!(
+            " {:.1} | {:.0} | {:.0} |",
+            total * 1e3,
+            corners as f64 / total / 1e6,
+            bytes_in as f64 / total / 1e6
+        );
+    }
+    println!("{row}");
     println!(
-        "| **total (without pre-transform)** | {:.1} | {:.0} | {:.0} | {:.1} | {:.0} | {:.0} |",
-        totals[0] * 1e3,
-        corners as f64 / totals[0] / 1e6,
-        bytes_in as f64 / totals[0] / 1e6,
-        totals[1] * 1e3,
-        corners as f64 / totals[1] / 1e6,
-        bytes_in as f64 / totals[1] / 1e6,
+        "\nMemory, MB, last run: the heap kiln's arrays hold (the allocator's count of live \
+         bytes) and the process's resident set (`/proc/self/status`), each at the end of the \
+         stage and at its worst during it, from an untimed first run with each pool without \
+         the pre-transform copy. After the first pool the resident set starts with what the \
+         allocator kept (give THREADS alone, e.g. `2`, for a fresh process's).\n"
     );
+    let mut header = String::from("| stage |");
+    let mut rule = String::from("|---|");
+    for &t in &pools {
+        header += &format!(
+            " {}: heap after | heap peak | resident after | resident peak |",
+            threads_label(t)
+        );
+        rule += "---:|---:|---:|---:|";
+    }
+    println!("{header}\n{rule}");
+    let mb = |b: usize| b as f64 / 1e6;
+    for (k, name) in STAGES.iter().enumerate() {
+        let mut row = format!("| {name} |");
+        for heap in &heaps {
+            let ((after, peak), (rss, hwm)) = heap[k];
+            row += &format!(
+                " {:.1} | {:.1} | {:.1} | {:.1} |",
+                mb(after),
+                mb(peak),
+                mb(rss),
+                mb(hwm)
+            );
+        }
+        println!("{row}");
+    }
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -98,12 +222,22 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// One conversion, stage by stage; the seconds each took.
-fn one_run(path: &Path, out: &Path, corners: &mut usize, bytes_in: &mut usize) -> Vec<f64> {
+/// One conversion, stage by stage; the seconds each took and the heap it held.
+fn one_run(
+    path: &Path,
+    out: &Path,
+    corners: &mut usize,
+    bytes_in: &mut usize,
+    pre_transform: bool,
+) -> Laps {
     let mut t = Laps {
         clock: Instant::now(),
         times: Vec::with_capacity(STAGES.len()),
+        heap: Vec::with_capacity(STAGES.len()),
+        resident: Vec::with_capacity(STAGES.len()),
     };
+    Counting::restart_peak();
+    let _ = resident();
     let bytes = std::fs::read(path).expect("the model is readable");
     *bytes_in = bytes.len();
     t.lap();
@@ -112,6 +246,9 @@ fn one_run(path: &Path, out: &Path, corners: &mut usize, bytes_in: &mut usize) -
     let mut scene = kiln::fbx::import_document(&doc, &kiln::fbx::ImportOptions::default())
         .expect("the model imports");
     *corners = scene.meshes.iter().map(|m| m.indices.len()).sum();
+    // As the pipeline does: the file and its tree are freed once the scene is imported.
+    drop(doc);
+    drop(bytes);
     t.lap();
     // Assimp's order (kiln_process::process): left-handed (with the UV flip and winding),
     // UV generation (nothing to do here), triangulate, normals, tangents.
@@ -124,12 +261,16 @@ fn one_run(path: &Path, out: &Path, corners: &mut usize, bytes_in: &mut usize) -
     t.lap();
     kiln::process::calc_tangent_space(&mut scene).expect("valid scene");
     t.lap();
-    let mut copy = scene.clone();
-    t.restart();
-    kiln::process::pre_transform_vertices(&mut copy).expect("valid scene");
-    t.lap();
-    drop(copy);
-    t.restart();
+    if pre_transform {
+        let mut copy = scene.clone();
+        t.restart();
+        kiln::process::pre_transform_vertices(&mut copy).expect("valid scene");
+        t.lap();
+        drop(copy);
+        t.restart();
+    } else {
+        t.lap();
+    }
     let loaded = kiln::load::from_scene(scene, path, &kiln::LoadOptions::default());
     t.lap();
     // What the pipeline encodes in memory: the clips and the material file (the mesh is
@@ -163,22 +304,49 @@ fn one_run(path: &Path, out: &Path, corners: &mut usize, bytes_in: &mut usize) -
     }
     t.lap();
     drop(loaded);
-    drop(doc);
-    t.times
+    t
 }
 
 struct Laps {
     clock: Instant,
     times: Vec<f64>,
+    /// Live heap bytes at the end of each stage, and the most held during it.
+    heap: Vec<(usize, usize)>,
+    /// The process's resident set at the end of each stage and its high-water mark during it
+    /// (Linux; zero elsewhere).
+    resident: Vec<(usize, usize)>,
+}
+
+/// The resident set now and its high-water mark since the last call, in bytes, from
+/// `/proc/self/status`; the mark is then reset (`/proc/self/clear_refs`). Zero where there is
+/// no `/proc`.
+fn resident() -> (usize, usize) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    let now = (field("VmRSS:"), field("VmHWM:"));
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    now
 }
 
 impl Laps {
     fn lap(&mut self) {
         self.times.push(self.clock.elapsed().as_secs_f64());
+        self.heap
+            .push((LIVE.load(Ordering::Relaxed), PEAK.load(Ordering::Relaxed)));
+        self.resident.push(resident());
+        Counting::restart_peak();
         self.clock = Instant::now();
     }
 
     fn restart(&mut self) {
+        Counting::restart_peak();
+        let _ = resident();
         self.clock = Instant::now();
     }
 }

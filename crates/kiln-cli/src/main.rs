@@ -5,6 +5,7 @@
 //! 2 for a usage error; `verify` and `preview` exit 3 when there is no GPU adapter.
 
 mod bake;
+mod blocks;
 mod completions;
 mod convert;
 mod dump;
@@ -20,6 +21,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use kiln::pipeline::write_atomically;
 
 use crate::output::outln;
+
+/// Large blocks in reused mappings (see `blocks.rs` for why).
+#[global_allocator]
+static ALLOCATOR: blocks::Blocks = blocks::Blocks::new();
 
 #[derive(Parser, Debug)]
 #[command(
