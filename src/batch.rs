@@ -29,7 +29,7 @@ use std::time::Instant;
 use kiln_scene::Warning;
 
 use crate::codes;
-use crate::encode::{Layout, OutputFile, encode_parts, mesh_file_name};
+use crate::encode::{Layout, OutputFile, encode_parts_taking_vertices, mesh_file_name};
 use crate::error::{Error, Result};
 use crate::load::{Files, InputFormat, Loaded, TextureSource, import_bytes, process_scene};
 use crate::manifest::{
@@ -1200,8 +1200,10 @@ fn commit(
         }
     }
 
-    let (encoded, mesh) =
-        encode_parts(&loaded, &options.convert.encode).map_err(|e| e.with_path(&me))?;
+    // The counts for the summary, before the kiln layout's encoding frees the vertices.
+    let summary = Summary::of(&loaded, 0.0);
+    let (encoded, mesh) = encode_parts_taking_vertices(&mut loaded, &options.convert.encode)
+        .map_err(|e| e.with_path(&me))?;
     // The loader's warnings were taken into `warnings` when the model was prepared.
     let mut all_warnings = warnings;
     all_warnings.extend(encoded.warnings.iter().cloned());
@@ -1402,7 +1404,7 @@ fn commit(
     state
         .folder(out_dir)
         .insert(manifest_name, outputs_of(&manifest));
-    row.summary = Some(Summary::of(&loaded, 0.0));
+    row.summary = Some(summary);
     Ok(())
 }
 

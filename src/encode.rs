@@ -154,6 +154,34 @@ pub(crate) fn encode_parts(
     loaded: &Loaded,
     options: &EncodeOptions,
 ) -> Result<(Encoded, MeshStream)> {
+    encode_parts_from(loaded, None, options)
+}
+
+/// [`encode_parts`], the kiln layout freeing each part's vertex array once its streams are
+/// encoded (`kiln_format::kiln::encode_mesh_taking_vertices`), so that the model's vertices and
+/// the file's streams are not all held at once: `loaded.model`'s parts have no vertices
+/// afterwards (whatever the outcome), so the caller takes its counts before. What `kiln::batch`
+/// runs; the classic layout streams from the model at write time and takes nothing.
+pub(crate) fn encode_parts_taking_vertices(
+    loaded: &mut Loaded,
+    options: &EncodeOptions,
+) -> Result<(Encoded, MeshStream)> {
+    if options.layout != Layout::Kiln {
+        return encode_parts(loaded, options);
+    }
+    let mut model = std::mem::take(&mut loaded.model);
+    let encoded = encode_parts_from(loaded, Some(&mut model), options);
+    loaded.model = model;
+    encoded
+}
+
+/// [`encode_parts`] with the model, when given, taken from `model` instead of `loaded.model`
+/// (kiln layout only) and its vertices freed as they are encoded.
+fn encode_parts_from(
+    loaded: &Loaded,
+    model: Option<&mut kiln_format::Model>,
+    options: &EncodeOptions,
+) -> Result<(Encoded, MeshStream)> {
     let name = &loaded.name;
     let materials: Vec<MaterialData> = match &loaded.materials {
         Ok(m) => m.iter().map(|m| m.data.clone()).collect(),
@@ -205,14 +233,16 @@ pub(crate) fn encode_parts(
         }
         Layout::Kiln => {
             let offsets = loaded.offsets_or_identity();
-            let file = kiln_format::kiln::encode_mesh(
-                &loaded.model,
-                &materials,
-                &kiln_format::kiln::MeshOptions {
-                    quantize: options.quantize,
-                    offset_matrices: Some(&offsets),
-                },
-            )
+            let mesh_options = kiln_format::kiln::MeshOptions {
+                quantize: options.quantize,
+                offset_matrices: Some(&offsets),
+            };
+            let file = match model {
+                Some(model) => {
+                    kiln_format::kiln::encode_mesh_taking_vertices(model, &materials, &mesh_options)
+                }
+                None => kiln_format::kiln::encode_mesh(&loaded.model, &materials, &mesh_options),
+            }
             .map_err(|source| Error::Encode {
                 file: mesh_name.clone(),
                 source,

@@ -932,3 +932,49 @@ fn streamed_mesh_is_the_same_bytes() {
         "broken pipe"
     );
 }
+
+/// Taking the vertices (freeing each part's once its streams are encoded) gives the same
+/// bytes, leaves every part without vertices and the rest of the model as it was, and still
+/// refuses a bad model (its vertices gone all the same).
+#[test]
+fn taking_the_vertices_gives_the_same_bytes_and_frees_them() {
+    use kiln_format::kiln::encode_mesh_taking_vertices;
+    let (model, materials) = sample_model();
+    assert!(model.meshes.len() > 1 && model.meshes.iter().all(|m| !m.vertices.is_empty()));
+    for quantize in [
+        Quantize::None,
+        Quantize::Attributes,
+        Quantize::AttributesAndPositions,
+    ] {
+        let options = MeshOptions {
+            quantize,
+            ..MeshOptions::default()
+        };
+        let mut taken = model.clone();
+        let file = encode_mesh_taking_vertices(&mut taken, &materials, &options).unwrap();
+        assert_eq!(
+            file.into_bytes(),
+            write_mesh(&model, &materials, &options).unwrap(),
+            "{quantize:?}"
+        );
+        assert!(
+            taken
+                .meshes
+                .iter()
+                .all(|m| m.vertices.is_empty() && m.vertices.capacity() == 0)
+        );
+        for (t, m) in taken.meshes.iter_mut().zip(&model.meshes) {
+            t.vertices = m.vertices.clone();
+        }
+        assert_eq!(taken, model);
+    }
+    let mut bad = model.clone();
+    let n = bad.meshes[1].vertices.len() as u32;
+    bad.meshes[1].indices[0] = n;
+    let expected = write_mesh(&bad, &materials, &MeshOptions::default()).unwrap_err();
+    let got =
+        encode_mesh_taking_vertices(&mut bad, &materials, &MeshOptions::default()).unwrap_err();
+    assert_eq!(got, expected);
+    assert!(matches!(got, WriteError::IndexOutOfRange { part: 1, .. }));
+    assert!(bad.meshes.iter().all(|m| m.vertices.is_empty()));
+}

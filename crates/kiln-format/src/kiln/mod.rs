@@ -29,7 +29,10 @@ pub use view::{
     PartView, Positions, Sections, TexCoords, Weights, checksum, verify_checksum,
 };
 #[cfg(feature = "write")]
-pub use write::{MeshFile, MeshOptions, Quantize, encode_mesh, write_clip, write_mesh};
+pub use write::{
+    MeshFile, MeshOptions, Quantize, encode_mesh, encode_mesh_taking_vertices, write_clip,
+    write_mesh,
+};
 
 use alloc::vec::Vec;
 

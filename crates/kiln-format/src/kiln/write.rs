@@ -93,6 +93,61 @@ pub fn encode_mesh(
     materials: &[MaterialData],
     options: &MeshOptions<'_>,
 ) -> Result<MeshFile, WriteError> {
+    let mut vertices: Vec<PartVertices<'_>> = model
+        .meshes
+        .iter()
+        .map(|m| PartVertices::Borrowed(&m.vertices))
+        .collect();
+    encode(model, &mut vertices, materials, options)
+}
+
+/// [`encode_mesh`], freeing each part's vertex array as soon as its streams are encoded, so
+/// that the model's vertices and the file's streams are not all in memory at once (at 400k
+/// triangles, 57 MB of vertices beside 55 MB of streams). Every part's `vertices` is empty
+/// afterwards, whether the encoding succeeded or not; the rest of the model is left as it was.
+pub fn encode_mesh_taking_vertices(
+    model: &mut Model,
+    materials: &[MaterialData],
+    options: &MeshOptions<'_>,
+) -> Result<MeshFile, WriteError> {
+    let mut vertices: Vec<PartVertices<'_>> = model
+        .meshes
+        .iter_mut()
+        .map(|m| PartVertices::Owned(core::mem::take(&mut m.vertices)))
+        .collect();
+    encode(model, &mut vertices, materials, options)
+}
+
+/// A part's vertices as [`encode`] reads them: in the model, or taken out of it and freed once
+/// its streams are encoded.
+enum PartVertices<'a> {
+    Borrowed(&'a [Vertex]),
+    Owned(Vec<Vertex>),
+}
+
+impl PartVertices<'_> {
+    fn get(&self) -> &[Vertex] {
+        match self {
+            PartVertices::Borrowed(v) => v,
+            PartVertices::Owned(v) => v,
+        }
+    }
+
+    /// Frees the vertices when they are owned.
+    fn release(&mut self) {
+        if let PartVertices::Owned(v) = self {
+            *v = Vec::new();
+        }
+    }
+}
+
+/// The encoding of [`encode_mesh`], each part's vertices from `vertices` (in part order).
+fn encode(
+    model: &Model,
+    vertices: &mut [PartVertices<'_>],
+    materials: &[MaterialData],
+    options: &MeshOptions<'_>,
+) -> Result<MeshFile, WriteError> {
     let mut strings = Strings::default();
     let bone_count = count_u32("bones", model.bones.len())?;
 
@@ -160,7 +215,10 @@ pub fn encode_mesh(
     let mut vertex_total = 0usize;
     let mut index_total = 0usize;
     let mut max_index = 0u32;
+    let mut counts = Vec::with_capacity(model.meshes.len());
     for (p, mesh) in model.meshes.iter().enumerate() {
+        let part_vertices = vertices[p].get();
+        counts.push(part_vertices.len());
         if mesh.bone_index < -1 || mesh.bone_index as i64 >= bone_count as i64 {
             return Err(WriteError::PartBone {
                 part: p,
@@ -174,16 +232,16 @@ pub fn encode_mesh(
             });
         }
         for &index in &mesh.indices {
-            if index as usize >= mesh.vertices.len() {
+            if index as usize >= part_vertices.len() {
                 return Err(WriteError::IndexOutOfRange {
                     part: p,
                     index,
-                    vertex_count: mesh.vertices.len(),
+                    vertex_count: part_vertices.len(),
                 });
             }
             max_index = max_index.max(index);
         }
-        for (v, vertex) in mesh.vertices.iter().enumerate() {
+        for (v, vertex) in part_vertices.iter().enumerate() {
             for &j in &vertex.blend_indices {
                 // In range, and whole: within 0..=65535 truncation is exact just for whole
                 // numbers (a call to `floorf` per component cost a fifth of the encoding).
@@ -206,12 +264,12 @@ pub fn encode_mesh(
             bone: mesh.bone_index,
             material,
             first_vertex: count_u32("vertices", vertex_total)?,
-            vertex_count: count_u32("vertices", mesh.vertices.len())?,
+            vertex_count: count_u32("vertices", part_vertices.len())?,
             first_index: count_u32("indices", index_total)?,
             index_count: count_u32("indices", mesh.indices.len())?,
             reserved: [0; 2],
         });
-        vertex_total += mesh.vertices.len();
+        vertex_total += part_vertices.len();
         index_total += mesh.indices.len();
     }
     count_u32("vertices", vertex_total)?;
@@ -226,27 +284,36 @@ pub fn encode_mesh(
     let quantize_attributes = options.quantize != Quantize::None;
     let quantize_positions = options.quantize == Quantize::AttributesAndPositions;
     let bounds = if quantize_attributes {
-        Some(bounds(model, quantize_positions)?)
+        Some(bounds(vertices, quantize_positions)?)
     } else {
         None
     };
     if let Some(q) = &bounds {
         out.push(kind::QUANTIZATION, core::slice::from_ref(q));
     }
-    // The six vertex streams in two sweeps over the vertices (on two threads with the
-    // `parallel` feature), three streams each, a block at a time: each block is read from the
-    // cache by its sweep's streams, where a pass per stream read the whole vertex array (76
-    // bytes a vertex, every cache line of it) six times. The two octahedral encodings, the
-    // costly ones, go one to each sweep.
+    // The six vertex streams in two sweeps over each part's vertices (on two threads with
+    // the `parallel` feature), three streams each, a block at a time: each block is read from
+    // the cache by its sweep's streams, where a pass per stream read the whole vertex array
+    // (76 bytes a vertex, every cache line of it) six times. The two octahedral encodings, the
+    // costly ones, go one to each sweep. A part's vertices are released once both sweeps are
+    // past them.
     let encoding = Encoding {
         bounds: bounds.as_ref(),
         positions: quantize_positions,
     };
-    let sweep = |streams: [Stream; 3]| encoding.sweep(model, vertex_total, streams);
-    let ([positions, normals, uvs], [tangents, joints, weights]) = join(
-        || sweep([Stream::Position, Stream::Normal, Stream::Uv]),
-        || sweep([Stream::Tangent, Stream::Joints, Stream::Weights]),
-    );
+    let first = [Stream::Position, Stream::Normal, Stream::Uv];
+    let second = [Stream::Tangent, Stream::Joints, Stream::Weights];
+    let mut a = encoding.streams(vertex_total, first);
+    let mut b = encoding.streams(vertex_total, second);
+    for part in vertices.iter_mut() {
+        let v = part.get();
+        join(
+            || encoding.sweep(v, first, &mut a),
+            || encoding.sweep(v, second, &mut b),
+        );
+        part.release();
+    }
+    let ([positions, normals, uvs], [tangents, joints, weights]) = (a, b);
     out.push_bytes(encoding.kind(Stream::Position), positions);
     out.push_bytes(encoding.kind(Stream::Normal), normals);
     out.push_bytes(encoding.kind(Stream::Tangent), tangents);
@@ -259,7 +326,7 @@ pub fn encode_mesh(
     } else {
         out.push_iter(kind::INDICES_U32, index_total, indices());
     }
-    morph_sections(model, options.quantize, &mut strings, &mut out)?;
+    morph_sections(model, &counts, options.quantize, &mut strings, &mut out)?;
     out.push_strings(strings)?;
     Ok(MeshFile { file: out })
 }
@@ -271,6 +338,7 @@ pub fn encode_mesh(
 /// shape record keeps in its `reserved` words; `f32`, those stay 0 (the files of before).
 fn morph_sections(
     model: &Model,
+    counts: &[usize],
     quantize: Quantize,
     strings: &mut Strings,
     out: &mut FileBuilder,
@@ -326,13 +394,13 @@ fn morph_sections(
                     || shape
                         .vertices
                         .last()
-                        .is_some_and(|&v| v as usize >= mesh.vertices.len())
+                        .is_some_and(|&v| v as usize >= counts[p])
                 {
                     return Err(bad(
                         p,
                         alloc::format!(
                             "morph target {t} shape {k}: vertices not ascending or past the part's {}",
-                            mesh.vertices.len()
+                            counts[p]
                         ),
                     ));
                 }
@@ -540,13 +608,16 @@ fn count_u32(what: &'static str, count: usize) -> Result<u32, WriteError> {
 }
 
 /// The quantisation bounds of all vertices (positions only when they are quantised).
-fn bounds(model: &Model, positions: bool) -> Result<QuantizationRecord, WriteError> {
+fn bounds(
+    vertices: &[PartVertices<'_>],
+    positions: bool,
+) -> Result<QuantizationRecord, WriteError> {
     let mut pmin = [f32::INFINITY; 3];
     let mut pmax = [f32::NEG_INFINITY; 3];
     let mut umin = [f32::INFINITY; 2];
     let mut umax = [f32::NEG_INFINITY; 2];
-    for (p, mesh) in model.meshes.iter().enumerate() {
-        for (v, vertex) in mesh.vertices.iter().enumerate() {
+    for (p, part) in vertices.iter().enumerate() {
+        for (v, vertex) in part.get().iter().enumerate() {
             if positions {
                 if !vertex.position.iter().all(|c| c.is_finite()) {
                     return Err(WriteError::NotFinite {
@@ -786,21 +857,24 @@ impl Encoding<'_> {
         }
     }
 
-    /// The sections' bytes of `streams`, the vertices of every part in order, `count` in all.
+    /// Empty sections for `streams`, with room for `count` vertices.
+    fn streams<const N: usize>(&self, count: usize, streams: [Stream; N]) -> [Vec<u8>; N] {
+        streams.map(|s| Vec::with_capacity(count * stream_size(self.kind(s))))
+    }
+
+    /// Appends `streams` of `vertices` to their sections' bytes, `out`.
     fn sweep<const N: usize>(
         &self,
-        model: &Model,
-        count: usize,
+        vertices: &[Vertex],
         streams: [Stream; N],
-    ) -> [Vec<u8>; N] {
+        out: &mut [Vec<u8>; N],
+    ) {
         const BLOCK: usize = 1024;
-        let mut out = streams.map(|s| Vec::with_capacity(count * stream_size(self.kind(s))));
-        for block in model.meshes.iter().flat_map(|m| m.vertices.chunks(BLOCK)) {
-            for (&stream, bytes) in streams.iter().zip(&mut out) {
+        for block in vertices.chunks(BLOCK) {
+            for (&stream, bytes) in streams.iter().zip(out.iter_mut()) {
                 self.encode(stream, block, bytes);
             }
         }
-        out
     }
 
     /// Appends `stream` of the `vertices` to its section's `bytes`.
