@@ -13,11 +13,11 @@
 //! one, without a fault: a smaller request takes the front of a cached mapping and the rest
 //! stays cached, a larger one grows the largest with `mremap`, which moves pages rather than
 //! copying them. On the 400k-triangle model the peak resident set falls from about 156 to 127
-//! MiB at the same wall time; without the cache, 124 MiB but 5 % slower (65k page faults
-//! against 50k). A fresh mapping of 4 MiB or more starts on a 2 MiB boundary and asks for
+//! MiB and the wall time by 4-6 % (paired); without the cache, 124 MiB but 5 % slower (65k
+//! page faults against 50k). A fresh mapping of 4 MiB or more starts on a 2 MiB boundary and asks for
 //! transparent huge pages (`MADV_HUGEPAGE`; the kernel's default policy on most distributions
 //! is to give them only when asked), so that its first touch faults once per 2 MiB instead of
-//! once per 4 KiB: page faults 50k to 37-42k, wall 0.94 (paired), peak unchanged.
+//! once per 4 KiB: page faults 50k to 37-42k, wall 0.94-0.99 (paired), peak unchanged.
 //! `docs/performance.md` has the measurements. No allocator crate does this
 //! without C (jemalloc, mimalloc and snmalloc are C or C++); the pure-Rust ones serve
 //! `no_std` and WebAssembly targets from one region and would hold holes just as glibc does.
@@ -36,7 +36,7 @@ pub const LARGE: usize = 1 << 18;
 /// The most freed mappings kept for reuse.
 pub const CACHE_BLOCKS: usize = 64;
 /// The most bytes of freed mappings kept for reuse. On the 400k model: 8 MiB, 54k page faults
-/// (glibc's count) and a 128 MiB peak; 16 MiB, 50k and 127 MiB; 24 MiB, 47k but 135 MiB.
+/// (glibc's count) and a 128 MB peak; 16 MiB, 50k and 130 MB; 24 MiB, 47k but 135 MB.
 pub const CACHE_BYTES: usize = 16 << 20;
 const PAGE: usize = 4096;
 
