@@ -156,6 +156,15 @@ fn main() {
     }
     println!("{header}\n{rule}");
     let mut totals = vec![0.0f64; pools.len()];
+    // A stage's (or the total's) seconds as its three cells: ms, M corners/s, MB/s.
+    let cells = |s: f64| {
+        format!(
+            " {:.1} | {:.0} | {:.0} |",
+            s * 1e3,
+            corners as f64 / s / 1e6,
+            bytes_in as f64 / s / 1e6
+        )
+    };
     for (k, name) in STAGES.iter().enumerate() {
         let mut row = format!("| {name} |");
         for (c, col) in columns.iter().enumerate() {
@@ -163,23 +172,13 @@ fn main() {
             if k != 7 {
                 totals[c] += s;
             }
-            row += &format!(
-                " {:.1} | {:.0} | {:.0} |",
-                s * 1e3,
-                corners as f64 / s / 1e6,
-                bytes_in as f64 / s / 1e6
-            );
+            row += &cells(s);
         }
         println!("{row}");
     }
     let mut row = String::from("| **total (without pre-transform)** |");
-    for total in &totals {
-        row += &format!(
-            " {:.1} | {:.0} | {:.0} |",
-            total * 1e3,
-            corners as f64 / total / 1e6,
-            bytes_in as f64 / total / 1e6
-        );
+    for &total in &totals {
+        row += &cells(total);
     }
     println!("{row}");
     println!(

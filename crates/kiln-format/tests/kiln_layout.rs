@@ -9,6 +9,13 @@ use kiln_format::kiln::{
 };
 use kiln_format::{Bone, Clip, IDENTITY, Keyframe, MaterialData, MeshPart, Model, Track, Vertex};
 
+/// Every quantisation mode, for the tests that run each.
+const QUANTIZE_MODES: [Quantize; 3] = [
+    Quantize::None,
+    Quantize::Attributes,
+    Quantize::AttributesAndPositions,
+];
+
 fn translation(x: f32, y: f32, z: f32) -> [f32; 16] {
     let mut m = IDENTITY;
     m[12] = x;
@@ -899,11 +906,7 @@ fn clip_errors() {
 #[test]
 fn streamed_mesh_is_the_same_bytes() {
     let (model, materials) = sample_model();
-    for quantize in [
-        Quantize::None,
-        Quantize::Attributes,
-        Quantize::AttributesAndPositions,
-    ] {
+    for quantize in QUANTIZE_MODES {
         let options = MeshOptions {
             quantize,
             ..MeshOptions::default()
@@ -941,11 +944,7 @@ fn taking_the_vertices_gives_the_same_bytes_and_frees_them() {
     use kiln_format::kiln::encode_mesh_taking_vertices;
     let (model, materials) = sample_model();
     assert!(model.meshes.len() > 1 && model.meshes.iter().all(|m| !m.vertices.is_empty()));
-    for quantize in [
-        Quantize::None,
-        Quantize::Attributes,
-        Quantize::AttributesAndPositions,
-    ] {
+    for quantize in QUANTIZE_MODES {
         let options = MeshOptions {
             quantize,
             ..MeshOptions::default()
