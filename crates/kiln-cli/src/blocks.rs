@@ -14,10 +14,11 @@
 //! stays cached, a larger one grows the largest with `mremap`, which moves pages rather than
 //! copying them. On the 400k-triangle model the peak resident set falls from about 156 to 127
 //! MiB and the wall time by 4-6 % (paired); without the cache, 124 MiB but 5 % slower (65k
-//! page faults against 50k). A fresh mapping of 4 MiB or more starts on a 2 MiB boundary and asks for
-//! transparent huge pages (`MADV_HUGEPAGE`; the kernel's default policy on most distributions
-//! is to give them only when asked), so that its first touch faults once per 2 MiB instead of
-//! once per 4 KiB: page faults 50k to 37-42k, wall 0.94-0.99 (paired), peak unchanged.
+//! page faults against 50k). A fresh mapping of 2 MiB or more starts on a 2 MiB boundary and
+//! asks for transparent huge pages (`MADV_HUGEPAGE`; the kernel's default policy on most
+//! distributions is to give them only when asked), so that its first touch faults once per 2
+//! MiB instead of once per 4 KiB: page faults 50k to 28-32k, wall 0.91 (paired), peak within
+//! 1 MiB.
 //! `docs/performance.md` has the measurements. No allocator crate does this
 //! without C (jemalloc, mimalloc and snmalloc are C or C++); the pure-Rust ones serve
 //! `no_std` and WebAssembly targets from one region and would hold holes just as glibc does.
@@ -234,10 +235,11 @@ mod sys {
     /// The size of a transparent huge page on x86-64 and of the usual arm64 one.
     pub const HUGE: usize = 2 << 20;
 
-    /// A fresh private anonymous read-write mapping of `len` bytes; from `2 * HUGE` on it starts
-    /// on a `HUGE` boundary and is advised to use huge pages.
+    /// A fresh private anonymous read-write mapping of `len` bytes; from `HUGE` on it starts on
+    /// a `HUGE` boundary and is advised to use huge pages (the scene's per-mesh arrays of a
+    /// large model are a little over 2 MiB: at 400k triangles, 188k vertices of 12 bytes).
     pub fn map(len: usize) -> Option<usize> {
-        if len >= 2 * HUGE {
+        if len >= HUGE {
             // Mapped `HUGE` longer, then trimmed to the aligned part.
             let whole = plain(len + HUGE)?;
             let start = (whole + HUGE - 1) & !(HUGE - 1);
@@ -368,7 +370,7 @@ mod tests {
         unsafe {
             let p = b.alloc(big);
             assert!(!p.is_null());
-            // Fresh and 4 MiB: on a huge-page boundary.
+            // Fresh and over 2 MiB: on a huge-page boundary.
             assert_eq!(p as usize % sys::HUGE, 0);
             fill(p, big.size(), 7);
             b.dealloc(p, big);
