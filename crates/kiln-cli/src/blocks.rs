@@ -107,30 +107,28 @@ impl Blocks {
         sys::unmap(addr, len);
     }
 
-    /// A mapping of `len` bytes (a page multiple) and whether its pages are all zero.
+    /// A mapping of `len` bytes (a page multiple), counted as in use, and whether its pages are
+    /// all zero.
     fn map(&self, len: usize) -> Option<(usize, bool)> {
-        let mapped = self.map_uncounted(len);
-        if mapped.is_some() {
-            self.live.fetch_add(len, Ordering::Relaxed);
-        }
-        mapped
-    }
-
-    fn map_uncounted(&self, len: usize) -> Option<(usize, bool)> {
         if let Some((addr, old)) = self.take(len) {
             if old >= len {
-                // The front serves the request; the rest, pages and all, goes back.
+                // Counted before the rest, pages and all, goes back: the cache's room is the
+                // large blocks in use, this one included.
+                self.live.fetch_add(len, Ordering::Relaxed);
                 if old > len {
                     self.put(addr + len, old - len);
                 }
                 return Some((addr, false));
             }
-            match sys::remap(addr, old, len) {
-                Some(addr) => return Some((addr, false)),
-                None => sys::unmap(addr, old),
+            if let Some(addr) = sys::remap(addr, old, len) {
+                self.live.fetch_add(len, Ordering::Relaxed);
+                return Some((addr, false));
             }
+            sys::unmap(addr, old);
         }
-        sys::map(len).map(|addr| (addr, true))
+        let addr = sys::map(len)?;
+        self.live.fetch_add(len, Ordering::Relaxed);
+        Some((addr, true))
     }
 }
 

@@ -215,10 +215,8 @@ fn encode(
     let mut vertex_total = 0usize;
     let mut index_total = 0usize;
     let mut max_index = 0u32;
-    let mut counts = Vec::with_capacity(model.meshes.len());
     for (p, mesh) in model.meshes.iter().enumerate() {
         let part_vertices = vertices[p].get();
-        counts.push(part_vertices.len());
         if mesh.bone_index < -1 || mesh.bone_index as i64 >= bone_count as i64 {
             return Err(WriteError::PartBone {
                 part: p,
@@ -326,7 +324,7 @@ fn encode(
     } else {
         out.push_iter(kind::INDICES_U32, index_total, indices());
     }
-    morph_sections(model, &counts, options.quantize, &mut strings, &mut out)?;
+    morph_sections(model, &parts, options.quantize, &mut strings, &mut out)?;
     out.push_strings(strings)?;
     Ok(MeshFile { file: out })
 }
@@ -338,7 +336,7 @@ fn encode(
 /// shape record keeps in its `reserved` words; `f32`, those stay 0 (the files of before).
 fn morph_sections(
     model: &Model,
-    counts: &[usize],
+    parts: &[PartRecord],
     quantize: Quantize,
     strings: &mut Strings,
     out: &mut FileBuilder,
@@ -394,13 +392,13 @@ fn morph_sections(
                     || shape
                         .vertices
                         .last()
-                        .is_some_and(|&v| v as usize >= counts[p])
+                        .is_some_and(|&v| v >= parts[p].vertex_count)
                 {
                     return Err(bad(
                         p,
                         alloc::format!(
                             "morph target {t} shape {k}: vertices not ascending or past the part's {}",
-                            counts[p]
+                            parts[p].vertex_count
                         ),
                     ));
                 }
