@@ -861,3 +861,54 @@ fn converting_into_the_source_folder_never_removes_a_source_file() {
     assert_eq!(std::fs::read(m.join("p.png")).unwrap(), b"source pixels");
     assert!(m.join("p.obj").is_file() && m.join("p.mtl").is_file());
 }
+
+/// The `.mesh` an earlier run wrote is moved aside and unlinked while the model converts again
+/// (`discard_old_mesh`): a good run leaves the new file and nothing aside; a failed run removes
+/// the old one and says so; a `.mesh` changed by hand since is not taken early, and a failed
+/// run keeps it as it kept any changed output before.
+#[test]
+fn an_earlier_mesh_goes_early_only_when_unchanged_and_nothing_is_left_aside() {
+    let t = tempfile::tempdir().unwrap();
+    let good = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    let broken = b"v 0 0 0\nf 1 2 9\n";
+    write(&t.path().join("m/p.obj"), good);
+    let out = t.path().join("out");
+    let o = kiln(&["convert", "m/p.obj", "-o", "out", "-q"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = tree(&out);
+    assert!(first.contains_key("p.mesh"), "{:?}", first.keys());
+    for _ in 0..3 {
+        let o = kiln(
+            &["convert", "m/p.obj", "-o", "out", "--force", "-q"],
+            t.path(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            tree(&out),
+            first,
+            "same files, same bytes, nothing moved aside left"
+        );
+    }
+    // Broken now: the earlier mesh is removed, and listed as removed.
+    write(&t.path().join("m/p.obj"), broken);
+    let o = kiln(&["convert", "m/p.obj", "-o", "out", "-v"], t.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let removed = format!("removed {}", Path::new("out").join("p.mesh").display());
+    assert!(stdout(&o).contains(&removed), "{}", stdout(&o));
+    assert_eq!(names(&out), Vec::<String>::new());
+    // Converted again, then the mesh edited by hand (newer than the manifest), then broken:
+    // the edited mesh stays, with the warning that says why.
+    write(&t.path().join("m/p.obj"), good);
+    let o = kiln(&["convert", "m/p.obj", "-o", "out", "-q"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let edited = vec![7u8; first["p.mesh"].len()];
+    write(&out.join("p.mesh"), &edited);
+    write(&t.path().join("m/p.obj"), broken);
+    let o = kiln(&["convert", "m/p.obj", "-o", "out"], t.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("p.mesh")).unwrap(), edited);
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(all.contains("pipeline.stale-output-kept"), "{all}");
+    assert_eq!(names(&out), ["p.mesh"]);
+}
