@@ -16,7 +16,9 @@
 //!
 //! Every file is written under a temporary name and renamed. A failed input leaves no output of
 //! its own behind, neither new nor from an earlier run (a build must not pick up stale files);
-//! outputs shared with other inputs (a texture two models use) stay.
+//! outputs shared with other inputs (a texture two models use) stay. An input converted again
+//! moves its earlier `.mesh` aside before it imports and unlinks it on a thread of its own
+//! (`discard_old_mesh`), so that freeing a large file is not part of the commit.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
