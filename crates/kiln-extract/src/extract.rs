@@ -562,34 +562,38 @@ fn mesh_vertices(
     influences: Option<&[[(i32, f32); 4]]>,
 ) -> Vec<Vertex> {
     let uv = mesh.uv_channels.first();
-    let mut vertices: Vec<Vertex> = mesh
-        .positions
+    let rigid = ([rigid_bone as f32, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]);
+    // One pass: each vertex is written once, its weights with it (a second pass over the
+    // 76-byte vertices for the weights read and wrote the whole array again).
+    mesh.positions
         .iter()
         .enumerate()
-        .map(|(i, p)| Vertex {
-            position: p.to_array(),
-            uv: uv
-                .and_then(|c| c.coords.get(i))
-                .map_or([0.0; 2], |t| [t.x, t.y]),
-            normal: v3(mesh.normals.get(i)),
-            tangent: v3(mesh.tangents.get(i)),
-            blend_indices: [rigid_bone as f32, 0.0, 0.0, 0.0],
-            blend_weights: [1.0, 0.0, 0.0, 0.0],
-        })
-        .collect();
-    let Some(influences) = influences else {
-        return vertices;
-    };
-    for (v, slots) in vertices.iter_mut().zip(influences) {
-        if is_weighted(slots) {
-            let total: f32 = slots.iter().map(|s| s.1).sum();
-            for (k, &(b, w)) in slots.iter().enumerate() {
-                v.blend_indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
-                v.blend_weights[k] = w / total;
+        .map(|(i, p)| {
+            let (blend_indices, blend_weights) = match influences.and_then(|inf| inf.get(i)) {
+                Some(slots) if is_weighted(slots) => {
+                    let total: f32 = slots.iter().map(|s| s.1).sum();
+                    let mut indices = [0.0; 4];
+                    let mut weights = [0.0; 4];
+                    for (k, &(b, w)) in slots.iter().enumerate() {
+                        indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
+                        weights[k] = w / total;
+                    }
+                    (indices, weights)
+                }
+                _ => rigid,
+            };
+            Vertex {
+                position: p.to_array(),
+                uv: uv
+                    .and_then(|c| c.coords.get(i))
+                    .map_or([0.0; 2], |t| [t.x, t.y]),
+                normal: v3(mesh.normals.get(i)),
+                tangent: v3(mesh.tangents.get(i)),
+                blend_indices,
+                blend_weights,
             }
-        }
-    }
-    vertices
+        })
+        .collect()
 }
 
 /// Inserts into a top-4 list sorted by weight descending, then bone index ascending.
