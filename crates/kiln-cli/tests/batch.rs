@@ -877,6 +877,12 @@ fn an_earlier_mesh_goes_early_only_when_unchanged_and_nothing_is_left_aside() {
     assert!(o.status.success(), "{}", stderr(&o));
     let first = tree(&out);
     assert!(first.contains_key("p.mesh"), "{:?}", first.keys());
+    // The kiln layout's hash is taken beside its write (`write_kiln_mesh`): it is the file's.
+    let recorded = manifest(&out.join("p.kiln.json"))["outputs"][0]["xxh3"].clone();
+    assert_eq!(
+        recorded,
+        serde_json::json!(kiln::manifest::content_hash(&first["p.mesh"]))
+    );
     for _ in 0..3 {
         let o = kiln(
             &["convert", "m/p.obj", "-o", "out", "--force", "-q"],

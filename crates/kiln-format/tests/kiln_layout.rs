@@ -977,3 +977,33 @@ fn taking_the_vertices_gives_the_same_bytes_and_frees_them() {
     assert!(matches!(got, WriteError::IndexOutOfRange { part: 1, .. }));
     assert!(bad.meshes.iter().all(|m| m.vertices.is_empty()));
 }
+
+/// The pieces a caller writes and hashes on its own (as `kiln convert` does, the checksum on
+/// another thread): the pieces are the file, the checksum is the header's, and the file
+/// written with a zero checksum differs from it in those 8 bytes only.
+#[test]
+fn a_mesh_written_in_pieces_with_its_checksum_put_in_later_is_the_file() {
+    let (model, materials) = sample_model();
+    for quantize in QUANTIZE_MODES {
+        let options = MeshOptions {
+            quantize,
+            ..MeshOptions::default()
+        };
+        let whole = write_mesh(&model, &materials, &options).unwrap();
+        let file = kiln_format::kiln::encode_mesh(&model, &materials, &options).unwrap();
+        let sum = file.checksum();
+        assert_eq!(sum, u64_at(&whole, spec::CHECKSUM_OFFSET));
+        let mut pieces = Vec::new();
+        file.for_each_piece(sum, |p| pieces.extend_from_slice(p));
+        assert_eq!(pieces, whole);
+        let mut zeroed = Vec::new();
+        file.write_with_checksum_to(0, &mut zeroed).unwrap();
+        assert_eq!(zeroed.len(), file.len());
+        assert_eq!(u64_at(&zeroed, spec::CHECKSUM_OFFSET), 0);
+        zeroed[spec::CHECKSUM_OFFSET..spec::CHECKSUM_START].copy_from_slice(&sum.to_le_bytes());
+        assert_eq!(zeroed, whole);
+        let mut streamed = Vec::new();
+        file.write_to(&mut streamed).unwrap();
+        assert_eq!(streamed, whole);
+    }
+}

@@ -22,6 +22,8 @@ pub const SECTION_ENTRY_SIZE: usize = 32;
 pub const ALIGNMENT: usize = 16;
 /// "No such thing" in an index field (material, texture).
 pub const NONE: u32 = u32::MAX;
+/// Where the header's checksum (`u64`, little-endian) is, right after the magic.
+pub const CHECKSUM_OFFSET: usize = 8;
 /// The checksum covers the file from this offset to its end.
 pub const CHECKSUM_START: usize = 16;
 /// A section kind with this bit set must be understood by a reader (it refuses the file if it

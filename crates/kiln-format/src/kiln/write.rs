@@ -80,10 +80,40 @@ impl MeshFile {
     /// over the sections: the checksum, then the bytes.
     #[cfg(feature = "std")]
     pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        let sum = self.file.checksum();
+        self.write_with_checksum_to(self.checksum(), out)
+    }
+
+    /// [`MeshFile::write_to`] with `checksum` in the header in place of the file's own: the
+    /// bytes from [`CHECKSUM_START`](super::spec::CHECKSUM_START) on do not depend on it, so a
+    /// caller can write them while [`MeshFile::checksum`] runs elsewhere and put the sum at
+    /// [`CHECKSUM_OFFSET`](super::spec::CHECKSUM_OFFSET) afterwards.
+    #[cfg(feature = "std")]
+    pub fn write_with_checksum_to(
+        &self,
+        checksum: u64,
+        out: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
         let mut sink = crate::sink::IoSink::new(out);
-        self.file.emit(sum, &mut sink);
+        self.file.emit(checksum, &mut sink);
         sink.finish()
+    }
+
+    /// XXH3-64 of the file from [`CHECKSUM_START`](super::spec::CHECKSUM_START) on: the
+    /// checksum its header holds. One pass over the sections.
+    pub fn checksum(&self) -> u64 {
+        self.file.checksum()
+    }
+
+    /// The file's bytes in order, in pieces (the header's fields, then each section as it
+    /// lies in memory), with `checksum` in the header: what a hash of the whole file reads.
+    pub fn for_each_piece(&self, checksum: u64, piece: impl FnMut(&[u8])) {
+        struct Pieces<F>(F);
+        impl<F: FnMut(&[u8])> Sink for Pieces<F> {
+            fn put(&mut self, bytes: &[u8]) {
+                (self.0)(bytes)
+            }
+        }
+        self.file.emit(checksum, &mut Pieces(piece));
     }
 }
 
