@@ -1007,3 +1007,40 @@ fn a_mesh_written_in_pieces_with_its_checksum_put_in_later_is_the_file() {
         assert_eq!(streamed, whole);
     }
 }
+
+/// A long part's blend indices are checked in halves (on rayon's threads with `parallel`): the
+/// error is still the first bad vertex in order and its first bad index, wherever the halves
+/// split, and a long part with none passes.
+#[test]
+fn a_long_parts_first_bad_blend_index_is_the_one_reported() {
+    let (mut model, materials) = sample_model();
+    let n = 300_000;
+    model.meshes[1].vertices = (0..n).map(vertex).collect();
+    model.meshes[1].indices = vec![0, 1, 2];
+    let o = MeshOptions::default();
+    assert!(write_mesh(&model, &materials, &o).is_ok());
+    for bad in [
+        [n - 1].as_slice(),
+        &[n / 2 + 1, n - 5],
+        &[7, n / 2 + 3],
+        &[65_537, 65_536],
+    ] {
+        let mut m = model.clone();
+        for (k, &v) in bad.iter().enumerate() {
+            m.meshes[1].vertices[v].blend_indices[2 + k % 2] = -1.0 - k as f32;
+            m.meshes[1].vertices[v].blend_indices[3] = 0.5;
+        }
+        let first = *bad.iter().min().unwrap();
+        let k = bad.iter().position(|&v| v == first).unwrap();
+        let expected = if k % 2 == 0 { -1.0 - k as f32 } else { 0.5 };
+        assert_eq!(
+            write_mesh(&m, &materials, &o),
+            Err(WriteError::BlendIndex {
+                part: 1,
+                vertex: first,
+                value: expected,
+            }),
+            "{bad:?}"
+        );
+    }
+}
