@@ -1,6 +1,6 @@
 //! MakeLeftHanded, FlipUVs and FlipWindingOrder (Assimp 5.2.5 `ConvertToLHProcess.cpp`).
 
-use kiln_scene::{Mat4, PropertyValue, Quat, Scene};
+use kiln_scene::{Mat4, Mesh, PropertyValue, Quat, Scene};
 
 /// `S·M·S` with `S = diag(1, 1, -1, 1)`: row 3 (`c1 c2 c4`) and column 3 (`a3 b3 d3`) negated,
 /// `c3` kept (Assimp negates it twice).
@@ -30,44 +30,54 @@ fn mirror_z(m: &mut Mat4) {
 ///
 /// Never fails: it touches every array by its own length.
 pub fn make_left_handed(scene: &mut Scene) {
+    mirror_nodes(scene);
+    crate::each_mesh(&mut scene.meshes, mirror_mesh);
+    mirror_materials_and_animations(scene);
+}
+
+fn mirror_nodes(scene: &mut Scene) {
     for node in &mut scene.nodes {
         mirror_z(&mut node.transform);
     }
-    for mesh in &mut scene.meshes {
-        for p in &mut mesh.positions {
-            p.z = -p.z;
+}
+
+fn mirror_mesh(mesh: &mut Mesh) {
+    for p in &mut mesh.positions {
+        p.z = -p.z;
+    }
+    for n in &mut mesh.normals {
+        n.z = -n.z;
+    }
+    let has_tangent_space = !mesh.tangents.is_empty() && !mesh.bitangents.is_empty();
+    if has_tangent_space {
+        for t in &mut mesh.tangents {
+            t.z = -t.z;
         }
-        for n in &mut mesh.normals {
-            n.z = -n.z;
-        }
-        let has_tangent_space = !mesh.tangents.is_empty() && !mesh.bitangents.is_empty();
-        if has_tangent_space {
-            for t in &mut mesh.tangents {
-                t.z = -t.z;
-            }
-            for b in &mut mesh.bitangents {
-                b.z = -b.z;
-            }
-        }
-        for shape in mesh.morph_targets.iter_mut().flat_map(|t| &mut t.shapes) {
-            for d in shape
-                .positions
-                .iter_mut()
-                .chain(&mut shape.normals)
-                .chain(&mut shape.tangents)
-            {
-                d.z = -d.z;
-            }
-        }
-        for bone in &mut mesh.bones {
-            mirror_z(&mut bone.offset_matrix);
-        }
-        if has_tangent_space {
-            for b in &mut mesh.bitangents {
-                *b = -*b;
-            }
+        for b in &mut mesh.bitangents {
+            b.z = -b.z;
         }
     }
+    for shape in mesh.morph_targets.iter_mut().flat_map(|t| &mut t.shapes) {
+        for d in shape
+            .positions
+            .iter_mut()
+            .chain(&mut shape.normals)
+            .chain(&mut shape.tangents)
+        {
+            d.z = -d.z;
+        }
+    }
+    for bone in &mut mesh.bones {
+        mirror_z(&mut bone.offset_matrix);
+    }
+    if has_tangent_space {
+        for b in &mut mesh.bitangents {
+            *b = -*b;
+        }
+    }
+}
+
+fn mirror_materials_and_animations(scene: &mut Scene) {
     for mat in &mut scene.materials {
         for (key, value) in &mut mat.properties {
             if key == "$tex.mapaxis" {
@@ -97,13 +107,19 @@ pub fn make_left_handed(scene: &mut Scene) {
 /// its translation `y` and its rotation negated. (Assimp also flips anim-mesh UVs; kiln morph
 /// targets carry none.)
 pub fn flip_uvs(scene: &mut Scene) {
-    for mesh in &mut scene.meshes {
-        for ch in &mut mesh.uv_channels {
-            for uv in &mut ch.coords {
-                uv.y = 1.0 - uv.y;
-            }
+    crate::each_mesh(&mut scene.meshes, flip_mesh_uvs);
+    flip_uv_transforms(scene);
+}
+
+fn flip_mesh_uvs(mesh: &mut Mesh) {
+    for ch in &mut mesh.uv_channels {
+        for uv in &mut ch.coords {
+            uv.y = 1.0 - uv.y;
         }
     }
+}
+
+fn flip_uv_transforms(scene: &mut Scene) {
     for mat in &mut scene.materials {
         for (key, value) in &mut mat.properties {
             if key == "$tex.uvtrafo" {
@@ -123,22 +139,30 @@ pub fn flip_uvs(scene: &mut Scene) {
 /// anim-mesh branch swaps every element twice, a no-op, and kiln morph targets have no faces, so
 /// nothing else changes. A face-size list that overruns the indices is handled by clamping.
 pub fn flip_winding_order(scene: &mut Scene) {
-    for mesh in &mut scene.meshes {
-        let mut start = 0usize;
-        for &n in &mesh.face_sizes {
-            let end = start.saturating_add(n as usize).min(mesh.indices.len());
-            mesh.indices[start..end].reverse();
-            start = end;
-        }
+    crate::each_mesh(&mut scene.meshes, flip_mesh_winding);
+}
+
+fn flip_mesh_winding(mesh: &mut Mesh) {
+    let mut start = 0usize;
+    for &n in &mesh.face_sizes {
+        let end = start.saturating_add(n as usize).min(mesh.indices.len());
+        mesh.indices[start..end].reverse();
+        start = end;
     }
 }
 
 /// Assimp's `aiProcess_ConvertToLeftHanded` = MakeLeftHanded | FlipUVs | FlipWindingOrder, in
-/// Assimp's order.
+/// Assimp's order. The three steps touch each mesh's own arrays only, so each mesh takes all
+/// three in one task (one per mesh on rayon's pool with `parallel`), the same as three passes.
 pub fn convert_to_left_handed(scene: &mut Scene) {
-    make_left_handed(scene);
-    flip_uvs(scene);
-    flip_winding_order(scene);
+    mirror_nodes(scene);
+    crate::each_mesh(&mut scene.meshes, |mesh| {
+        mirror_mesh(mesh);
+        flip_mesh_uvs(mesh);
+        flip_mesh_winding(mesh);
+    });
+    mirror_materials_and_animations(scene);
+    flip_uv_transforms(scene);
 }
 
 #[cfg(test)]
@@ -267,5 +291,56 @@ mod tests {
         s.meshes[0].face_sizes = vec![7, 7];
         flip_winding_order(&mut s);
         assert_eq!(s.meshes[0].indices, [8, 4, 5, 0, 1, 2, 3, 6, 7]);
+    }
+
+    /// The fused per-mesh task gives what the three steps in Assimp's order give, on several
+    /// meshes (so on rayon's threads with `parallel`) with faces of 1 to 4 corners.
+    #[test]
+    fn convert_to_left_handed_is_the_three_steps_in_turn() {
+        let mut s = Scene::with_root("r");
+        for k in 0..5 {
+            let f = k as f32;
+            let n = 6 + k;
+            let mut mesh = Mesh {
+                positions: (0..n)
+                    .map(|i| Vec3::new(i as f32, f, f * 2.0 - i as f32))
+                    .collect(),
+                normals: (0..n)
+                    .map(|i| Vec3::new(0.0, 0.6, 0.8 - i as f32 * 0.1))
+                    .collect(),
+                tangents: (0..n).map(|i| Vec3::new(1.0, f, i as f32)).collect(),
+                bitangents: (0..n).map(|i| Vec3::new(f, 1.0, -(i as f32))).collect(),
+                uv_channels: vec![UvChannel {
+                    components: 2,
+                    coords: (0..n)
+                        .map(|i| Vec3::new(0.1 * i as f32, 0.2 * f, 0.0))
+                        .collect(),
+                    name: String::new(),
+                }],
+                ..Mesh::default()
+            };
+            mesh.push_face(&[0, 1, 2]);
+            mesh.push_face(&[2, 3, 4, 5]);
+            mesh.push_face(&[1, 5]);
+            mesh.push_face(&[3]);
+            s.meshes.push(mesh);
+        }
+        let mut mat = Material::default();
+        mat.properties.push((
+            "$tex.mapaxis".into(),
+            PropertyValue::Vector(vec![0.0, 0.0, 1.0]),
+        ));
+        mat.properties.push((
+            "$tex.uvtrafo".into(),
+            PropertyValue::Vector(vec![0.5, 0.25, 1.0, 1.0, 0.3]),
+        ));
+        s.materials.push(mat);
+        let mut fused = s.clone();
+        convert_to_left_handed(&mut fused);
+        make_left_handed(&mut s);
+        flip_uvs(&mut s);
+        flip_winding_order(&mut s);
+        assert_eq!(fused, s);
+        assert_eq!(s.meshes[4].indices[3..7], [5, 4, 3, 2]);
     }
 }
