@@ -294,15 +294,23 @@ fn extract_skeleton(scene: &Scene, mut meshes: Meshes<'_>, out: &mut Extracted) 
                 .get(mesh.material)
                 .map(|m| m.name.clone())
                 .unwrap_or_default();
-            let mut indices = Vec::with_capacity(mesh.indices.len());
             let mut dropped = 0usize;
-            for face in mesh.faces() {
-                if face.len() == 3 {
-                    indices.extend_from_slice(face);
-                } else {
-                    dropped += 1;
+            let indices = if mesh.face_sizes.len() * 3 == mesh.indices.len()
+                && mesh.face_sizes.iter().all(|&n| n == 3)
+            {
+                // Triangles only (every triangulated mesh): the list as it is, one copy.
+                mesh.indices.clone()
+            } else {
+                let mut indices = Vec::with_capacity(mesh.indices.len());
+                for face in mesh.faces() {
+                    if face.len() == 3 {
+                        indices.extend_from_slice(face);
+                    } else {
+                        dropped += 1;
+                    }
                 }
-            }
+                indices
+            };
             if dropped > 0 {
                 out.warnings.push(
                     Warning::new(
