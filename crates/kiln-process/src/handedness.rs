@@ -173,6 +173,20 @@ mod tests {
         UvChannel, Vec3, VectorKey,
     };
 
+    /// A material with both properties the steps change: `$tex.mapaxis` and `$tex.uvtrafo`.
+    fn material_with_map_axis_and_uv_transform() -> Material {
+        let mut mat = Material::default();
+        mat.properties.push((
+            "$tex.mapaxis".into(),
+            PropertyValue::Vector(vec![0.0, 0.0, 1.0]),
+        ));
+        mat.properties.push((
+            "$tex.uvtrafo".into(),
+            PropertyValue::Vector(vec![0.5, 0.25, 1.0, 1.0, 0.3]),
+        ));
+        mat
+    }
+
     #[test]
     fn node_matrix_is_mirrored_on_both_sides() {
         let mut s = Scene::with_root("r");
@@ -219,16 +233,7 @@ mod tests {
             }],
         });
         s.meshes.push(mesh);
-        let mut mat = Material::default();
-        mat.properties.push((
-            "$tex.mapaxis".into(),
-            PropertyValue::Vector(vec![0.0, 0.0, 1.0]),
-        ));
-        mat.properties.push((
-            "$tex.uvtrafo".into(),
-            PropertyValue::Vector(vec![0.5, 0.25, 1.0, 1.0, 0.3]),
-        ));
-        s.materials.push(mat);
+        s.materials.push(material_with_map_axis_and_uv_transform());
         s.animations.push(Animation {
             channels: vec![NodeChannel {
                 node_name: "a".into(),
@@ -325,16 +330,7 @@ mod tests {
             mesh.push_face(&[3]);
             s.meshes.push(mesh);
         }
-        let mut mat = Material::default();
-        mat.properties.push((
-            "$tex.mapaxis".into(),
-            PropertyValue::Vector(vec![0.0, 0.0, 1.0]),
-        ));
-        mat.properties.push((
-            "$tex.uvtrafo".into(),
-            PropertyValue::Vector(vec![0.5, 0.25, 1.0, 1.0, 0.3]),
-        ));
-        s.materials.push(mat);
+        s.materials.push(material_with_map_axis_and_uv_transform());
         let mut fused = s.clone();
         convert_to_left_handed(&mut fused);
         make_left_handed(&mut s);
