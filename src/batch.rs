@@ -31,7 +31,9 @@ use std::time::Instant;
 use kiln_scene::Warning;
 
 use crate::codes;
-use crate::encode::{Layout, MeshStream, OutputFile, encode_parts_taking_vertices, mesh_file_name};
+use crate::encode::{
+    Layout, MeshStream, OutputFile, encode_parts_taking_vertices, mesh_file_name, mesh_file_name_of,
+};
 use crate::error::{Error, Result};
 use crate::load::{Files, InputFormat, Loaded, TextureSource, import_bytes, process_scene};
 use crate::manifest::{
@@ -617,7 +619,7 @@ pub fn run(jobs: &[Job], options: &BatchOptions, events: &dyn Events) -> Vec<Row
     let record = options.record();
     let shared = Shared {
         next_job: AtomicUsize::new(0),
-        discards: Mutex::new(Vec::new()),
+        discards: Discards::default(),
         commit: Mutex::new(CommitState::default()),
         turn: Condvar::new(),
         report: Mutex::new(Report {
@@ -651,10 +653,7 @@ pub fn run(jobs: &[Job], options: &BatchOptions, events: &dyn Events) -> Vec<Row
         });
     }
     // No file moved aside outlives the batch.
-    let discards = std::mem::take(&mut *shared.discards.lock().unwrap_or_else(|p| p.into_inner()));
-    for d in discards {
-        let _ = d.join();
-    }
+    shared.discards.join_all();
     shared
         .report
         .into_inner()
@@ -665,7 +664,7 @@ pub fn run(jobs: &[Job], options: &BatchOptions, events: &dyn Events) -> Vec<Row
 struct Shared {
     next_job: AtomicUsize,
     /// Unlinks of earlier `.mesh` files moved aside, running beside the conversions.
-    discards: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    discards: Discards,
     commit: Mutex<CommitState>,
     turn: Condvar,
     report: Mutex<Report>,
@@ -947,7 +946,7 @@ fn prepare(
     record: &OptionsRecord,
     old: Option<&Manifest>,
     out_dir: &Path,
-    discards: &Mutex<Vec<std::thread::JoinHandle<()>>>,
+    discards: &Discards,
     discarded: &mut Option<PathBuf>,
 ) -> Result<Step> {
     let mut recorder = Recorder {
@@ -1077,9 +1076,9 @@ fn discard_old_mesh(
     old: &Manifest,
     out_dir: &Path,
     manifest_path: &Path,
-    discards: &Mutex<Vec<std::thread::JoinHandle<()>>>,
+    discards: &Discards,
 ) -> Option<PathBuf> {
-    let file = format!("{}.mesh", job.name());
+    let file = mesh_file_name_of(&job.name());
     let record = old
         .outputs
         .iter()
@@ -1094,26 +1093,53 @@ fn discard_old_mesh(
     }
     let aside = out_dir.join(format!(".{file}.{}.old", std::process::id()));
     fs::rename(&path, &aside).ok()?;
-    let unlink = {
-        let aside = aside.clone();
-        move || {
-            let _ = fs::remove_file(&aside);
+    discards.unlink(aside);
+    Some(path)
+}
+
+/// The threads unlinking files moved aside. A batch that converts thousands of inputs again
+/// starts one per input: those already done are joined as new ones start, so only the unlinks
+/// still running hold a thread, and [`Discards::join_all`] waits for the rest.
+#[derive(Default)]
+struct Discards(Mutex<Vec<std::thread::JoinHandle<()>>>);
+
+impl Discards {
+    /// Unlinks `path` on a thread of its own, or here when no thread can be started (wasm32).
+    fn unlink(&self, path: PathBuf) {
+        let mut running = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let (done, still): (Vec<_>, Vec<_>) = running.drain(..).partition(|h| h.is_finished());
+        *running = still;
+        drop(running);
+        for h in done {
+            let _ = h.join();
         }
-    };
-    match std::thread::Builder::new()
-        .name("kiln-discard".into())
-        .spawn(unlink)
-    {
-        Ok(handle) => discards
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(handle),
-        // No threads (wasm32): unlinked here.
-        Err(_) => {
-            let _ = fs::remove_file(&aside);
+        let spawned = std::thread::Builder::new()
+            .name("kiln-discard".into())
+            .spawn({
+                let path = path.clone();
+                move || {
+                    let _ = fs::remove_file(&path);
+                }
+            });
+        match spawned {
+            Ok(handle) => self
+                .0
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(handle),
+            Err(_) => {
+                let _ = fs::remove_file(&path);
+            }
         }
     }
-    Some(path)
+
+    /// Waits for every unlink started.
+    fn join_all(&self) {
+        let running = std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()));
+        for h in running {
+            let _ = h.join();
+        }
+    }
 }
 
 /// Whether the conversion `old` records would write the same outputs now.
@@ -1668,6 +1694,34 @@ fn escape_make(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn discards_unlink_every_file_and_keep_only_running_threads() {
+        let t = tempfile::tempdir().unwrap();
+        let d = Discards::default();
+        let files: Vec<PathBuf> = (0..40).map(|i| t.path().join(format!("{i}.old"))).collect();
+        for f in &files {
+            fs::write(f, b"old mesh").unwrap();
+            d.unlink(f.clone());
+        }
+        // Once those have finished, the next unlink joins them: it alone is held.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !d.0.lock().unwrap().iter().all(|h| h.is_finished()) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "unlinks still running"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let last = t.path().join("last.old");
+        fs::write(&last, b"old mesh").unwrap();
+        d.unlink(last.clone());
+        assert_eq!(d.0.lock().unwrap().len(), 1);
+        d.join_all();
+        assert!(!last.exists());
+        assert!(d.0.lock().unwrap().is_empty());
+        assert!(files.iter().all(|f| !f.exists()));
+    }
 
     #[test]
     fn policies_deny_by_code_and_prefix_and_allow_wins() {

@@ -53,7 +53,13 @@ pub fn encode(loaded: &Loaded, options: &EncodeOptions) -> Result<Encoded> {
 
 /// The `.mesh` file name of `loaded`.
 pub(crate) fn mesh_file_name(loaded: &Loaded) -> String {
-    format!("{}.mesh", loaded.name)
+    mesh_file_name_of(&loaded.name)
+}
+
+/// The `.mesh` file name of outputs named `name` (what [`mesh_file_name`] gives once a model
+/// is loaded).
+pub(crate) fn mesh_file_name_of(name: &str) -> String {
+    format!("{name}.mesh")
 }
 
 /// A `.mesh` checked and ready to be written, left out of [`Encoded::files`] so that the

@@ -458,8 +458,10 @@ mod tests {
             for &p in &blocks {
                 b.dealloc(p, block);
             }
-            // Freed one by one, each is kept while the cache stays within a share of what is
-            // still in use: 16 MiB + 4 MiB with the first freed, so 5 MiB of room, two kept.
+            // Freed one by one, a block is counted out first, then kept if the cache stays
+            // within a share of what is still in use: 20, 18, then 16 MiB in use give 5, 4.5
+            // and 4 MiB of room, so the first two are kept (2, then 4 MiB) and the third, which
+            // would make 6, is unmapped.
             assert_eq!(cached(&b), (2, 4 << 20));
             b.dealloc(h, held);
             assert_eq!(b.live.load(Ordering::Relaxed), 0);

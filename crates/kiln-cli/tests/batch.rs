@@ -907,9 +907,19 @@ fn an_earlier_mesh_goes_early_only_when_unchanged_and_nothing_is_left_aside() {
     write(&t.path().join("m/p.obj"), good);
     let o = kiln(&["convert", "m/p.obj", "-o", "out", "-q"], t.path());
     assert!(o.status.success(), "{}", stderr(&o));
-    std::thread::sleep(std::time::Duration::from_millis(20));
     let edited = vec![7u8; first["p.mesh"].len()];
     write(&out.join("p.mesh"), &edited);
+    // Newer than the manifest whatever the file system's clock granularity.
+    let written = std::fs::metadata(out.join("p.kiln.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(out.join("p.mesh"))
+        .unwrap()
+        .set_modified(written + std::time::Duration::from_secs(10))
+        .unwrap();
     write(&t.path().join("m/p.obj"), broken);
     let o = kiln(&["convert", "m/p.obj", "-o", "out"], t.path());
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
