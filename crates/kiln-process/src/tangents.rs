@@ -165,37 +165,54 @@ fn corner_frames(mesh: &Mesh) -> (Vec<Vec3>, Vec<Vec3>, Vec<bool>) {
             }
             continue;
         }
-        let (p0, p1, p2) = (face[0] as usize, face[1] as usize, face[2] as usize);
-        let v = pos[p1] - pos[p0];
-        let w = pos[p2] - pos[p0];
-        let mut sx = tex[p1].x - tex[p0].x;
-        let mut sy = tex[p1].y - tex[p0].y;
-        let mut tx = tex[p2].x - tex[p0].x;
-        let mut ty = tex[p2].y - tex[p0].y;
-        let dir = if tx * sy - ty * sx < 0.0 {
-            -1.0f32
-        } else {
-            1.0
-        };
-        if sx * ty == sy * tx {
-            (sx, sy, tx, ty) = (0.0, 1.0, 1.0, 0.0);
-        }
-        let tangent = Vec3::new(
-            (w.x * sy - v.x * ty) * dir,
-            (w.y * sy - v.y * ty) * dir,
-            (w.z * sy - v.z * ty) * dir,
-        );
-        let bitangent = Vec3::new(
-            (-w.x * sx + v.x * tx) * dir,
-            (-w.y * sx + v.y * tx) * dir,
-            (-w.z * sx + v.z * tx) * dir,
-        );
+        let (tangent, bitangent) = face_frame(pos, tex, face);
         for &pi in face {
             batch.push(pi, tangent, bitangent, nor, &mut tang, &mut bitang);
         }
     }
     batch.flush(nor, &mut tang, &mut bitang);
     (tang, bitang, done)
+}
+
+/// A face's tangent and bitangent from its first three corners (step 1 of
+/// [`calc_tangent_space`]), before they are fitted to each corner's normal.
+fn face_frame(pos: &[Vec3], tex: &[Vec3], face: &[u32]) -> (Vec3, Vec3) {
+    let (p0, p1, p2) = (face[0] as usize, face[1] as usize, face[2] as usize);
+    let v = pos[p1] - pos[p0];
+    let w = pos[p2] - pos[p0];
+    let mut sx = tex[p1].x - tex[p0].x;
+    let mut sy = tex[p1].y - tex[p0].y;
+    let mut tx = tex[p2].x - tex[p0].x;
+    let mut ty = tex[p2].y - tex[p0].y;
+    let dir = if tx * sy - ty * sx < 0.0 {
+        -1.0f32
+    } else {
+        1.0
+    };
+    if sx * ty == sy * tx {
+        (sx, sy, tx, ty) = (0.0, 1.0, 1.0, 0.0);
+    }
+    let tangent = Vec3::new(
+        (w.x * sy - v.x * ty) * dir,
+        (w.y * sy - v.y * ty) * dir,
+        (w.z * sy - v.z * ty) * dir,
+    );
+    let bitangent = Vec3::new(
+        (-w.x * sx + v.x * tx) * dir,
+        (-w.y * sx + v.y * tx) * dir,
+        (-w.z * sx + v.z * tx) * dir,
+    );
+    (tangent, bitangent)
+}
+
+/// When exactly one of a corner's normalised tangent `t` and bitangent `b` is not finite, it
+/// is rebuilt from the other and the normal `n` and normalised, as Assimp does.
+fn rebuild_one_bad(n: Vec3, t: Vec3, b: Vec3) -> (Vec3, Vec3) {
+    match (t.is_finite(), b.is_finite()) {
+        (false, true) => (normalize_safe(cross(n, b)), b),
+        (true, false) => (t, normalize_safe(cross(t, n))),
+        _ => (t, b),
+    }
 }
 
 /// Corners per batch of [`CornerBatch`]: two 4-wide SSE vectors (or one AVX one) per
@@ -296,20 +313,9 @@ impl CornerBatch {
         }
         for k in 0..len {
             let p = self.vertex[k] as usize;
-            let mut t = Vec3::new(lt[0][k], lt[1][k], lt[2][k]);
-            let mut b = Vec3::new(lb[0][k], lb[1][k], lb[2][k]);
-            let bad_t = !t.is_finite();
-            let bad_b = !b.is_finite();
-            if bad_t != bad_b {
-                let np = nor[p];
-                if bad_t {
-                    t = normalize_safe(cross(np, b));
-                } else {
-                    b = normalize_safe(cross(t, np));
-                }
-            }
-            tang[p] = t;
-            bitang[p] = b;
+            let t = Vec3::new(lt[0][k], lt[1][k], lt[2][k]);
+            let b = Vec3::new(lb[0][k], lb[1][k], lb[2][k]);
+            (tang[p], bitang[p]) = rebuild_one_bad(nor[p], t, b);
         }
     }
 }
@@ -528,8 +534,9 @@ mod tests {
         assert_eq!(s.warnings[0].code, crate::codes::TANGENTS_NOT_SMOOTHED);
     }
 
-    /// Step 1 one corner at a time, as it was before the batches: the reference they must
-    /// equal bit for bit.
+    /// Step 1 one corner at a time, as it was before the batches (the face's frame and the
+    /// rebuild of a bad half shared with them): the reference the batched projection and
+    /// normalisation must equal bit for bit.
     fn frames_one_corner_at_a_time(mesh: &Mesh) -> (Vec<Vec3>, Vec<Vec3>, Vec<bool>) {
         let nv = mesh.positions.len();
         let (pos, nor, tex) = (&mesh.positions, &mesh.normals, &mesh.uv_channels[0].coords);
@@ -545,37 +552,13 @@ mod tests {
                 }
                 continue;
             }
-            let (p0, p1, p2) = (face[0] as usize, face[1] as usize, face[2] as usize);
-            let (v, w) = (pos[p1] - pos[p0], pos[p2] - pos[p0]);
-            let (mut sx, mut sy) = (tex[p1].x - tex[p0].x, tex[p1].y - tex[p0].y);
-            let (mut tx, mut ty) = (tex[p2].x - tex[p0].x, tex[p2].y - tex[p0].y);
-            let dir = if tx * sy - ty * sx < 0.0 {
-                -1.0f32
-            } else {
-                1.0
-            };
-            if sx * ty == sy * tx {
-                (sx, sy, tx, ty) = (0.0, 1.0, 1.0, 0.0);
-            }
-            let tangent = (w * sy - v * ty) * dir;
-            let bitangent = (-w * sx + v * tx) * dir;
+            let (tangent, bitangent) = face_frame(pos, tex, face);
             for &pi in face {
                 let p = pi as usize;
                 let np = nor[p];
-                let mut lt = tangent - np * dot(tangent, np);
-                let mut lb = bitangent - np * dot(bitangent, np) - lt * dot(bitangent, lt);
-                lt = normalize_safe(lt);
-                lb = normalize_safe(lb);
-                let (bad_t, bad_b) = (!lt.is_finite(), !lb.is_finite());
-                if bad_t != bad_b {
-                    if bad_t {
-                        lt = normalize_safe(cross(np, lb));
-                    } else {
-                        lb = normalize_safe(cross(lt, np));
-                    }
-                }
-                tang[p] = lt;
-                bitang[p] = lb;
+                let lt = tangent - np * dot(tangent, np);
+                let lb = bitangent - np * dot(bitangent, np) - lt * dot(bitangent, lt);
+                (tang[p], bitang[p]) = rebuild_one_bad(np, normalize_safe(lt), normalize_safe(lb));
             }
         }
         (tang, bitang, done)
