@@ -13,7 +13,10 @@
 //!
 //! `scripts/bench-convert` builds the binaries and runs this; by hand:
 //! `bench_convert --kiln target/release/kiln --ufbx target/release/examples/ufbx_load
-//! [--assimp assimp] [--sizes 50000,200000,400000,800000,3200000] [--runs 5] [--dir DIR]`.
+//! [--assimp assimp] [--sizes 50000,200000,400000,800000,3200000] [--runs 5] [--dir DIR]
+//! [--model FILE.fbx ...]`. `--model` (repeatable) times a model of one's own, a real export,
+//! the same way (its row is labelled with the file's name); with `--model` and no `--sizes`
+//! only the given files are timed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -22,6 +25,8 @@ use std::time::Instant;
 use kiln_testkit::fixtures::export_like::{ExportSpec, export_like_fbx};
 
 struct Args {
+    /// Given models, timed after the generated ones.
+    models: Vec<PathBuf>,
     kiln: PathBuf,
     ufbx: PathBuf,
     assimp: Option<String>,
@@ -33,6 +38,7 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
+        models: Vec::new(),
         kiln: PathBuf::from("target/release/kiln"),
         ufbx: PathBuf::from("target/release/examples/ufbx_load"),
         assimp: Some("assimp".into()),
@@ -42,6 +48,7 @@ fn parse_args() -> Result<Args, String> {
         assimp_max: usize::MAX,
     };
     let mut it = std::env::args().skip(1);
+    let mut sizes_given = false;
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
         match flag.as_str() {
@@ -52,7 +59,9 @@ fn parse_args() -> Result<Args, String> {
             "--assimp-max" => a.assimp_max = value()?.parse().map_err(|e| format!("{e}"))?,
             "--runs" => a.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?,
             "--dir" => a.dir = value()?.into(),
+            "--model" => a.models.push(value()?.into()),
             "--sizes" => {
+                sizes_given = true;
                 a.sizes = value()?
                     .split(',')
                     .map(|s| s.trim().parse().map_err(|e| format!("--sizes: {s}: {e}")))
@@ -61,7 +70,16 @@ fn parse_args() -> Result<Args, String> {
             other => return Err(format!("unknown argument {other}")),
         }
     }
+    if !a.models.is_empty() && !sizes_given {
+        a.sizes.clear();
+    }
     Ok(a)
+}
+
+/// What one row times: a generated model of this many triangles, or a given file.
+enum Input {
+    Generated(usize),
+    File(PathBuf),
 }
 
 /// One run of one command: wall seconds and peak resident memory in bytes.
@@ -156,23 +174,42 @@ fn main() {
 fn bench(args: &Args) -> Result<(), String> {
     std::fs::create_dir_all(&args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))?;
     println!(
-        "| triangles | input MB | command | wall median (s) | peak memory median (MB) | output MB |"
+        "| triangles (or file) | input MB | command | wall median (s) | peak memory median (MB) | output MB |"
     );
     println!("|---:|---:|---|---:|---:|---:|");
     let mut summary = Vec::new();
-    for &size in &args.sizes {
-        let model = args.dir.join(format!("export_like_{size}.fbx"));
-        let (bytes, triangles) = export_like_fbx(ExportSpec::triangles(size));
-        std::fs::write(&model, &bytes).map_err(|e| format!("{}: {e}", model.display()))?;
-        for m in 0..4 {
-            // Small stand-ins for the textures the materials name, so kiln copies them.
-            let _ = std::fs::write(args.dir.join(format!("material{m}.png")), [0u8; 64]);
-        }
-        let input = bytes.len() as u64;
-        drop(bytes);
-        let out_classic = args.dir.join(format!("out_classic_{size}"));
-        let out_kiln = args.dir.join(format!("out_kiln_{size}"));
-        let assbin = args.dir.join(format!("assimp_{size}.assbin"));
+    let inputs = args
+        .sizes
+        .iter()
+        .map(|&s| Input::Generated(s))
+        .chain(args.models.iter().map(|m| Input::File(m.clone())));
+    for (k, input) in inputs.enumerate() {
+        // The model, its label (the triangle count, or the file's name) and its size.
+        let (model, label, triangles, input) = match input {
+            Input::Generated(size) => {
+                let model = args.dir.join(format!("export_like_{size}.fbx"));
+                let (bytes, triangles) = export_like_fbx(ExportSpec::triangles(size));
+                std::fs::write(&model, &bytes).map_err(|e| format!("{}: {e}", model.display()))?;
+                for m in 0..4 {
+                    // Small stand-ins for the textures the materials name, so kiln copies them.
+                    let _ = std::fs::write(args.dir.join(format!("material{m}.png")), [0u8; 64]);
+                }
+                (model, triangles.to_string(), triangles, bytes.len() as u64)
+            }
+            Input::File(path) => {
+                let len = std::fs::metadata(&path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?
+                    .len();
+                let label = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into(),
+                );
+                (path, label, 0, len)
+            }
+        };
+        let out_classic = args.dir.join(format!("out_classic_{k}"));
+        let out_kiln = args.dir.join(format!("out_kiln_{k}"));
+        let assbin = args.dir.join(format!("assimp_{k}.assbin"));
         let m = model.to_str().ok_or("path is not UTF-8")?.to_string();
         let mut names: Vec<&str> = vec!["kiln classic", "kiln kiln", "ufbx load_memory"];
         let with_assimp = args.assimp.is_some() && triangles <= args.assimp_max;
@@ -230,7 +267,7 @@ fn bench(args: &Args) -> Result<(), String> {
         let peak = |i: usize| median(samples[i].iter().map(|s| s.peak as f64).collect());
         for (i, name) in names.iter().enumerate() {
             println!(
-                "| {triangles} | {:.1} | {name} | {:.3} | {:.0} | {} |",
+                "| {label} | {:.1} | {name} | {:.3} | {:.0} | {} |",
                 input as f64 / 1e6,
                 med(i),
                 peak(i) / 1e6,
@@ -253,7 +290,7 @@ fn bench(args: &Args) -> Result<(), String> {
         };
         for (k, layout) in [(0usize, "classic"), (1, "kiln")] {
             summary.push(format!(
-                "| {triangles} | {layout} | {:.2} | {} | {:.0} / {:.0} |",
+                "| {label} | {layout} | {:.2} | {} | {:.0} / {:.0} |",
                 paired(k, 2),
                 if with_assimp {
                     format!("{:.1}", paired(3, k))
@@ -268,7 +305,7 @@ fn bench(args: &Args) -> Result<(), String> {
     }
     println!();
     println!(
-        "| triangles | layout | kiln / ufbx wall (target ≤ 1) | assimp / kiln wall (target ≥ 10) | kiln peak MB / 2 × (in + out) MB (target ≤ 1) |"
+        "| triangles (or file) | layout | kiln / ufbx wall (target ≤ 1) | assimp / kiln wall (target ≥ 10) | kiln peak MB / 2 × (in + out) MB (target ≤ 1) |"
     );
     println!("|---:|---|---:|---:|---:|");
     for line in summary {
