@@ -183,7 +183,7 @@ fn bench(args: &Args) -> Result<(), String> {
         .iter()
         .map(|&s| Input::Generated(s))
         .chain(args.models.iter().map(|m| Input::File(m.clone())));
-    for (k, input) in inputs.enumerate() {
+    for (row, input) in inputs.enumerate() {
         // The model, its label (the triangle count, or the file's name) and its size.
         let (model, label, triangles, input) = match input {
             Input::Generated(size) => {
@@ -207,9 +207,14 @@ fn bench(args: &Args) -> Result<(), String> {
                 (path, label, 0, len)
             }
         };
-        let out_classic = args.dir.join(format!("out_classic_{k}"));
-        let out_kiln = args.dir.join(format!("out_kiln_{k}"));
-        let assbin = args.dir.join(format!("assimp_{k}.assbin"));
+        let out_classic = args.dir.join(format!("out_classic_{row}"));
+        let out_kiln = args.dir.join(format!("out_kiln_{row}"));
+        let assbin = args.dir.join(format!("assimp_{row}.assbin"));
+        // The output columns are what this model's conversion wrote: nothing of an earlier
+        // call's (another model's) may stay in the folders.
+        for d in [&out_classic, &out_kiln] {
+            let _ = std::fs::remove_dir_all(d);
+        }
         let m = model.to_str().ok_or("path is not UTF-8")?.to_string();
         let mut names: Vec<&str> = vec!["kiln classic", "kiln kiln", "ufbx load_memory"];
         let with_assimp = args.assimp.is_some() && triangles <= args.assimp_max;
