@@ -49,15 +49,9 @@ fn a_stack_that_only_moves_weights_is_an_animation() {
 #[test]
 fn a_weight_curve_on_no_mesh_makes_no_animation() {
     // The same file with the blend shape cut from its geometry: nothing is animated.
-    let bytes = morph_only_file(true);
-    let doc = kiln_fbx::Document::parse(&bytes).unwrap();
-    let mut tree = doc.to_owned_nodes().unwrap();
-    let conns = tree.iter_mut().find(|n| n.name == "Connections").unwrap();
-    conns
-        .children
-        .retain(|c| c.properties.get(1) != Some(&kiln_fbx::OwnedValue::I64(9002)));
-    let cut = kiln_fbx::write_binary(&tree, &Default::default()).unwrap();
-    let s = kiln_fbx_scene::import(&cut).unwrap();
+    let s = import_with_connections(|links| {
+        links.retain(|c| c.properties.get(1) != Some(&kiln_fbx::OwnedValue::I64(9002)))
+    });
     assert!(s.animations.is_empty());
 }
 
@@ -66,22 +60,17 @@ fn a_curve_node_on_a_geometry_property_is_ignored_with_a_warning_that_names_it()
     // Blender also links a shape key's curve node to a custom property of the geometry (the
     // key's name): not a node, node attribute or deformer, so Assimp and kiln animate nothing
     // with it, and the warning says what the node drives instead of "no target".
-    let bytes = morph_only_file(true);
-    let doc = kiln_fbx::Document::parse(&bytes).unwrap();
-    let mut tree = doc.to_owned_nodes().unwrap();
-    let conns = tree.iter_mut().find(|n| n.name == "Connections").unwrap();
-    let link = conns
-        .children
-        .iter_mut()
-        .find(|c| {
-            c.properties.get(1) == Some(&kiln_fbx::OwnedValue::I64(9006))
-                && c.properties.get(2) == Some(&kiln_fbx::OwnedValue::I64(9003))
-        })
-        .expect("the curve node drives the channel");
-    link.properties[2] = kiln_fbx::OwnedValue::I64(9001);
-    link.properties[3] = kiln_fbx::OwnedValue::string("Up");
-    let moved = kiln_fbx::write_binary(&tree, &Default::default()).unwrap();
-    let s = kiln_fbx_scene::import(&moved).unwrap();
+    let s = import_with_connections(|links| {
+        let link = links
+            .iter_mut()
+            .find(|c| {
+                c.properties.get(1) == Some(&kiln_fbx::OwnedValue::I64(9006))
+                    && c.properties.get(2) == Some(&kiln_fbx::OwnedValue::I64(9003))
+            })
+            .expect("the curve node drives the channel");
+        link.properties[2] = kiln_fbx::OwnedValue::I64(9001);
+        link.properties[3] = kiln_fbx::OwnedValue::string("Up");
+    });
     assert!(s.animations.is_empty(), "{:?}", s.animations);
     let w: Vec<_> = s
         .warnings
@@ -94,4 +83,15 @@ fn a_curve_node_on_a_geometry_property_is_ignored_with_a_warning_that_names_it()
         "AnimationCurveNode 'DeformPercent' (id 9006): drives 'Up' of Geometry 'Up' (id 9001), \
          which is not a node, node attribute or deformer; ignored"
     );
+}
+
+/// The ranged morph-only file with its connections changed by `edit`, imported.
+fn import_with_connections(edit: impl FnOnce(&mut Vec<kiln_fbx::OwnedNode>)) -> kiln_scene::Scene {
+    let bytes = morph_only_file(true);
+    let doc = kiln_fbx::Document::parse(&bytes).unwrap();
+    let mut tree = doc.to_owned_nodes().unwrap();
+    let conns = tree.iter_mut().find(|n| n.name == "Connections").unwrap();
+    edit(&mut conns.children);
+    let changed = kiln_fbx::write_binary(&tree, &Default::default()).unwrap();
+    kiln_fbx_scene::import(&changed).unwrap()
 }
