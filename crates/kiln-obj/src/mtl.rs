@@ -227,8 +227,7 @@ impl Ignored {
     }
 }
 
-fn finite(v: f64, word: &[u8]) -> Result<f32, Ignored> {
-    let f = v as f32;
+fn finite(f: f32, word: &[u8]) -> Result<f32, Ignored> {
     if f.is_finite() {
         Ok(f)
     } else {

@@ -1,11 +1,30 @@
-//! Number parsing with Assimp 5.2's semantics (`fast_atof` for reals, C `atoi` for face
-//! indices), without allocation and with correctly rounded results.
+//! Number parsing with Assimp 5.2's semantics (`fast_atof` for reals, its own rounding
+//! included; C `atoi` for face indices), without allocation.
 
-/// Powers of ten exactly representable as `f64`.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+/// Assimp's `fast_atof_table`: `0.1^n` as C `double` literals, what the digits after the
+/// point are scaled by.
+const FAST_ATOF_TABLE: [f64; 16] = [
+    0.0,
+    0.1,
+    0.01,
+    0.001,
+    0.0001,
+    0.00001,
+    0.000001,
+    0.0000001,
+    0.00000001,
+    0.000000001,
+    0.0000000001,
+    0.00000000001,
+    0.000000000001,
+    0.0000000000001,
+    0.00000000000001,
+    0.000000000000001,
 ];
+
+/// Digits after the point that Assimp reads (`AI_FAST_ATOF_RELAVANT_DECIMALS`); the rest are
+/// skipped.
+const RELEVANT_DECIMALS: u32 = 15;
 
 fn starts_with_ci(s: &[u8], word: &[u8]) -> bool {
     s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word)
@@ -28,61 +47,69 @@ pub(crate) fn looks_numeric(word: &[u8]) -> bool {
 /// digit; a lone trailing `.` is eaten) and an optional exponent (`e`/`E`, optional sign,
 /// digits). Whatever follows the prefix is ignored, as Assimp does (`3.1+e2` reads 3.1).
 ///
-/// Returns `None` when `s` does not start like a number (Assimp throws there). The result is
-/// the correctly rounded `f64` of the prefix; callers narrow it to `f32`.
-pub(crate) fn parse_real(s: &[u8]) -> Option<f64> {
+/// Returns `None` when `s` does not start like a number (Assimp throws there). The value is
+/// the one Assimp 5.2's `fast_atoreal_move<float>` computes, bit for bit, not the correctly
+/// rounded one: the integer part as an `f32`, plus the first 15 digits after the point as an
+/// integer times `0.1^n` in `f64`, narrowed to `f32` before the (single-precision) sum, then
+/// times `powf(10, exponent)`. About one number in ten of 1 or more differs from the correctly
+/// rounded `f32` in its last bit; a degenerate face's tangent turns that bit into 3e-4, so the
+/// tangents of Blender's triangulated OBJ exports match Assimp's only with Assimp's numbers.
+///
+/// Two inputs Assimp itself mishandles are read as numbers instead: an integer part past
+/// `u64` (Assimp warns and reads 0) is summed in `f64`, and an `e` without digits (Assimp
+/// throws) is an exponent of 0.
+pub(crate) fn parse_real(s: &[u8]) -> Option<f32> {
     let mut i = 0;
     let neg = s.first() == Some(&b'-');
     if neg || s.first() == Some(&b'+') {
         i = 1;
     }
-    let sign = if neg { -1.0 } else { 1.0 };
     let rest = &s[i..];
     if starts_with_ci(rest, b"nan") {
-        return Some(f64::NAN);
+        return Some(f32::NAN);
     }
     if starts_with_ci(rest, b"inf") {
-        return Some(sign * f64::INFINITY);
+        return Some(if neg {
+            f32::NEG_INFINITY
+        } else {
+            f32::INFINITY
+        });
     }
-    let digit_at = |k: usize| s.get(k).is_some_and(u8::is_ascii_digit);
+    let digit = |k: usize| {
+        s.get(k)
+            .filter(|c| c.is_ascii_digit())
+            .map(|c| u64::from(c - b'0'))
+    };
     let point_at = |k: usize| matches!(s.get(k), Some(b'.' | b','));
-    if !(digit_at(i) || (point_at(i) && digit_at(i + 1))) {
+    if !(digit(i).is_some() || (point_at(i) && digit(i + 1).is_some())) {
         return None;
     }
-
-    // Up to 19 significant digits in `mantissa`, the rest only moves the exponent.
-    let mut mantissa: u64 = 0;
-    let mut significant = 0u32;
-    let mut exp10: i64 = 0;
-    let mut truncated = false;
-    while digit_at(i) {
-        let d = u64::from(s[i] - b'0');
-        if significant < 19 {
-            mantissa = mantissa * 10 + d;
-            if mantissa != 0 {
-                significant += 1;
+    let mut f = 0f32;
+    if digit(i).is_some() {
+        // `strtoul10_64`, then `static_cast<float>`.
+        let (mut int, mut wide, mut overflow) = (0u64, 0f64, false);
+        while let Some(d) = digit(i) {
+            match int.checked_mul(10).and_then(|x| x.checked_add(d)) {
+                Some(x) if !overflow => int = x,
+                _ => overflow = true,
             }
-        } else {
-            exp10 += 1;
-            truncated |= d != 0;
+            wide = wide * 10.0 + d as f64;
+            i += 1;
         }
-        i += 1;
+        f = if overflow { wide as f32 } else { int as f32 };
     }
-    if point_at(i) && digit_at(i + 1) {
+    if point_at(i) && digit(i + 1).is_some() {
         i += 1;
-        while digit_at(i) {
-            let d = u64::from(s[i] - b'0');
-            if significant < 19 {
-                mantissa = mantissa * 10 + d;
-                if mantissa != 0 {
-                    significant += 1;
-                }
-                exp10 -= 1;
-            } else {
-                truncated |= d != 0;
+        let (mut frac, mut read) = (0u64, 0u32);
+        while let Some(d) = digit(i) {
+            if read < RELEVANT_DECIMALS {
+                frac = frac * 10 + d;
+                read += 1;
             }
             i += 1;
         }
+        let pl = frac as f64 * FAST_ATOF_TABLE[read as usize];
+        f += pl as f32;
     } else if s.get(i) == Some(&b'.') {
         i += 1;
     }
@@ -92,74 +119,17 @@ pub(crate) fn parse_real(s: &[u8]) -> Option<f64> {
         if eneg || s.get(i) == Some(&b'+') {
             i += 1;
         }
-        let mut e: i64 = 0;
-        while digit_at(i) {
-            e = (e * 10 + i64::from(s[i] - b'0')).min(1_000_000);
+        // `static_cast<float>(strtoul10_64(...))`; past `u64` the exponent is infinite
+        // either way for an `f32`.
+        let mut e = 0u64;
+        while let Some(d) = digit(i) {
+            e = e.saturating_mul(10).saturating_add(d);
             i += 1;
         }
-        exp10 += if eneg { -e } else { e };
+        let exp = if eneg { -(e as f32) } else { e as f32 };
+        f *= 10f32.powf(exp);
     }
-    if mantissa == 0 {
-        return Some(sign * 0.0);
-    }
-    // Clinger's fast path: both operands exact, one rounding.
-    if !truncated && mantissa < (1u64 << 53) && exp10.unsigned_abs() <= 22 {
-        let m = mantissa as f64;
-        let v = if exp10 >= 0 {
-            m * POW10[exp10 as usize]
-        } else {
-            m / POW10[(-exp10) as usize]
-        };
-        return Some(sign * v);
-    }
-    Some(sign * slow_path(mantissa, exp10))
-}
-
-/// Correctly rounded `mantissa * 10^exp10` through core's decimal parser (rare: long
-/// mantissas or large exponents). The text is built in a stack buffer.
-fn slow_path(mantissa: u64, exp10: i64) -> f64 {
-    let mut buf = [0u8; 48];
-    let mut n = 0;
-    let mut digits = [0u8; 20];
-    let mut k = 0;
-    let mut m = mantissa;
-    while m > 0 {
-        digits[k] = b'0' + (m % 10) as u8;
-        m /= 10;
-        k += 1;
-    }
-    while k > 0 {
-        k -= 1;
-        buf[n] = digits[k];
-        n += 1;
-    }
-    buf[n] = b'e';
-    n += 1;
-    let mut e = exp10.clamp(-1_000_000, 1_000_000);
-    if e < 0 {
-        buf[n] = b'-';
-        n += 1;
-        e = -e;
-    }
-    let mut ed = [0u8; 8];
-    let mut j = 0;
-    loop {
-        ed[j] = b'0' + (e % 10) as u8;
-        e /= 10;
-        j += 1;
-        if e == 0 {
-            break;
-        }
-    }
-    while j > 0 {
-        j -= 1;
-        buf[n] = ed[j];
-        n += 1;
-    }
-    core::str::from_utf8(&buf[..n])
-        .ok()
-        .and_then(|t| t.parse::<f64>().ok())
-        .unwrap_or(f64::NAN)
+    Some(if neg { -f } else { f })
 }
 
 /// C `strtol(s, NULL, 10)`: leading C white space, an optional sign, decimal digits; 0 when
@@ -236,7 +206,7 @@ pub(crate) fn assimp_index_step(value: i32) -> usize {
 mod tests {
     use super::*;
 
-    fn p(s: &str) -> Option<f64> {
+    fn p(s: &str) -> Option<f32> {
         parse_real(s.as_bytes())
     }
 
@@ -249,6 +219,7 @@ mod tests {
         assert_eq!(p(".5"), Some(0.5));
         assert_eq!(p("-.5"), Some(-0.5));
         assert_eq!(p("0.000123"), Some(0.000123));
+        assert!(p("-0").unwrap().is_sign_negative());
     }
 
     #[test]
@@ -277,28 +248,41 @@ mod tests {
     fn specials_and_garbage() {
         assert!(p("nan").unwrap().is_nan());
         assert!(p("-NaN").unwrap().is_nan());
-        assert_eq!(p("inf"), Some(f64::INFINITY));
-        assert_eq!(p("-Infinity"), Some(f64::NEG_INFINITY));
+        assert_eq!(p("inf"), Some(f32::INFINITY));
+        assert_eq!(p("-Infinity"), Some(f32::NEG_INFINITY));
         assert_eq!(p("abc"), None);
         assert_eq!(p(""), None);
         assert_eq!(p("-"), None);
         assert_eq!(p("."), None);
-        assert_eq!(p("1e400"), Some(f64::INFINITY));
+        assert_eq!(p("1e400"), Some(f32::INFINITY));
         assert_eq!(p("1e-400"), Some(0.0));
+        // 0 × powf(10, 400) = 0 × ∞, as in Assimp.
+        assert!(p("0e400").unwrap().is_nan());
     }
 
     #[test]
-    fn long_mantissas_round_correctly() {
+    fn values_are_assimps_not_the_correctly_rounded_ones() {
+        // Integer part and fraction rounded to f32 apart, then added in f32: 1.091950 (a
+        // corner of a degenerate face of a Blender export) comes out one ulp below the
+        // correctly rounded f32, as Assimp 5.2 reads it (checked against `assimp dump -b`).
+        let one_ulp_down = |x: f32| f32::from_bits(x.to_bits() - 1);
+        assert_eq!(p("1.091950"), Some(one_ulp_down(1.09195)));
+        assert_eq!(p("-1.091950"), Some(-one_ulp_down(1.09195)));
+        assert_eq!(p("1.5"), Some(1.5));
+        // Below 1 the f64 product is narrowed once, as the correctly rounded value mostly is.
+        assert_eq!(p("0.393891"), Some(0.393891));
+        // Only the first 15 digits after the point count.
         assert_eq!(
             p("0.1234567890123456789012345"),
-            Some(0.123_456_789_012_345_68)
+            Some((123_456_789_012_345f64 * 0.000000000000001) as f32)
         );
-        assert_eq!(
-            p("123456789012345678901234567890"),
-            Some(1.234_567_890_123_456_8e29)
-        );
-        assert_eq!(p("3.4028235e38").map(|v| v as f32), Some(f32::MAX));
-        assert_eq!(p("9007199254740993"), Some(9_007_199_254_740_992.0));
+        assert_eq!(p("0.1234567890123459999"), p("0.123456789012345"));
+        // An integer part past u64 (Assimp reads 0 and warns) is summed in f64.
+        assert_eq!(p("123456789012345678901234567890"), Some(1.234_567_9e29));
+        assert_eq!(p("16777217"), Some(16_777_216.0));
+        // The exponent scales in f32 by powf(10, e).
+        assert_eq!(p("3.4028235e38"), Some(3.402_823_5 * 10f32.powf(38.0)));
+        assert_eq!(p("2.5e-3"), Some(2.5 * 10f32.powf(-3.0)));
     }
 
     #[test]

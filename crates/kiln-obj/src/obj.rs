@@ -337,13 +337,12 @@ impl<'a, 'b> Parser<'a, 'b> {
     ) -> Result<[f32; N], ObjError> {
         let mut out = [0f32; N];
         for (o, w) in out.iter_mut().zip(ws) {
-            let Some(v) = parse_real(w) else {
+            let Some(f) = parse_real(w) else {
                 return Err(self.err(
                     no,
                     format!("{what}: expected a number, found \"{}\"", excerpt(w)),
                 ));
             };
-            let f = v as f32;
             if !f.is_finite() {
                 return Err(self.err(
                     no,
