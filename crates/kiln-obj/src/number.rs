@@ -26,6 +26,30 @@ const FAST_ATOF_TABLE: [f64; 16] = [
 /// skipped.
 const RELEVANT_DECIMALS: u32 = 15;
 
+/// `10^e` as `f32` for `e` in `-45..=38` (Rust's literals are correctly rounded): what
+/// Assimp's `std::pow(10.0f, e)` gives for an integer exponent (glibc's `powf` is correctly
+/// rounded there; a test compares every entry with the platform's `powf`). A table keeps the
+/// crate `no_std`.
+const POW10_F32: [f32; 84] = [
+    1e-45, 1e-44, 1e-43, 1e-42, 1e-41, 1e-40, 1e-39, 1e-38, 1e-37, 1e-36, 1e-35, 1e-34, 1e-33,
+    1e-32, 1e-31, 1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20,
+    1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6,
+    1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27,
+    1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38,
+];
+
+/// `powf(10, e)` for an exponent `fast_atof` read: an integer (or ±0) as `f32`.
+fn pow10(e: f32) -> f32 {
+    if e > 38.0 {
+        f32::INFINITY
+    } else if e < -45.0 {
+        0.0
+    } else {
+        POW10_F32[(e as i32 + 45) as usize]
+    }
+}
+
 fn starts_with_ci(s: &[u8], word: &[u8]) -> bool {
     s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word)
 }
@@ -51,7 +75,7 @@ pub(crate) fn looks_numeric(word: &[u8]) -> bool {
 /// the one Assimp 5.2's `fast_atoreal_move<float>` computes, bit for bit, not the correctly
 /// rounded one: the integer part as an `f32`, plus the first 15 digits after the point as an
 /// integer times `0.1^n` in `f64`, narrowed to `f32` before the (single-precision) sum, then
-/// times `powf(10, exponent)`. About one number in ten of 1 or more differs from the correctly
+/// times `powf(10, exponent)` ([`POW10_F32`]). About one number in ten of 1 or more differs from the correctly
 /// rounded `f32` in its last bit; a degenerate face's tangent turns that bit into 3e-4, so the
 /// tangents of Blender's triangulated OBJ exports match Assimp's only with Assimp's numbers.
 ///
@@ -127,7 +151,7 @@ pub(crate) fn parse_real(s: &[u8]) -> Option<f32> {
             i += 1;
         }
         let exp = if eneg { -(e as f32) } else { e as f32 };
-        f *= 10f32.powf(exp);
+        f *= pow10(exp);
     }
     Some(if neg { -f } else { f })
 }
@@ -281,8 +305,21 @@ mod tests {
         assert_eq!(p("123456789012345678901234567890"), Some(1.234_567_9e29));
         assert_eq!(p("16777217"), Some(16_777_216.0));
         // The exponent scales in f32 by powf(10, e).
-        assert_eq!(p("3.4028235e38"), Some(3.402_823_5 * 10f32.powf(38.0)));
-        assert_eq!(p("2.5e-3"), Some(2.5 * 10f32.powf(-3.0)));
+        assert_eq!(p("3.4028235e38"), Some(3.402_823_5 * 1e38));
+        assert_eq!(p("2.5e-3"), Some(2.5 * 1e-3));
+        assert_eq!(p("1e-45"), Some(1e-45));
+        assert_eq!(p("1e-46"), Some(0.0));
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn the_power_table_is_the_platforms_powf() {
+        extern crate std;
+        for e in -60..=60 {
+            let want = std::primitive::f32::powf(10.0, e as f32);
+            assert_eq!(pow10(e as f32).to_bits(), want.to_bits(), "10^{e}");
+        }
+        assert_eq!(pow10(-0.0), 1.0);
     }
 
     #[test]
