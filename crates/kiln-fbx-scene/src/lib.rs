@@ -90,7 +90,13 @@ pub fn import_with(bytes: &[u8], options: &ImportOptions) -> Result<Scene, Impor
 /// file it stands for (`flat.rs`); warnings that name a byte offset then name one of that
 /// rewrite, so they name the object too.
 fn import_little_endian(bytes: &[u8], options: &ImportOptions) -> Result<Scene, ImportError> {
-    let doc = Document::parse(bytes)?;
+    // ASCII numbers as Assimp reads them: a vertex one ulp off Assimp's can turn a degenerate
+    // face's tangent by 3e-4.
+    let parse = kiln_fbx::ParseOptions {
+        assimp_numbers: true,
+        ..kiln_fbx::ParseOptions::default()
+    };
+    let doc = Document::parse_with(bytes, &parse)?;
     if !flat::is_flat(&doc) {
         return import_document(&doc, options);
     }

@@ -101,6 +101,7 @@ struct Reader<'a, 'b> {
     pos: usize,
     b: &'b mut Builder<'a>,
     max_depth: usize,
+    assimp_numbers: bool,
 }
 
 /// Parses an ASCII FBX file.
@@ -118,6 +119,7 @@ pub(crate) fn parse<'a>(input: &'a [u8], options: &ParseOptions) -> Result<Docum
         pos: start,
         b: &mut b,
         max_depth: options.max_depth.min(MAX_DEPTH_LIMIT),
+        assimp_numbers: options.assimp_numbers,
     };
     let mut version = {
         let rest = &input[start..];
@@ -316,9 +318,12 @@ impl<'a> Reader<'a, '_> {
                     self.pos = self.input.len() - rest.len();
                     strings_only = false;
                     if matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.') {
-                        match number::parse_scalar(token)
-                            .map_err(|kind| Fail { offset: at, kind })?
-                        {
+                        let parse = if self.assimp_numbers {
+                            number::parse_scalar_assimp
+                        } else {
+                            number::parse_scalar
+                        };
+                        match parse(token).map_err(|kind| Fail { offset: at, kind })? {
                             Scalar::Int(v) => match i32::try_from(v) {
                                 Ok(v) => Value::I32(v),
                                 Err(_) => Value::I64(v),
@@ -410,6 +415,7 @@ impl<'a> Reader<'a, '_> {
             ty,
             len: declared,
             encoding: ArrayEncoding::Text(body),
+            assimp_numbers: self.assimp_numbers,
         })
     }
 }

@@ -447,6 +447,7 @@ fn properties<'a>(
                     ty,
                     len,
                     encoding: encoding(data),
+                    assimp_numbers: false,
                 })
             }
         };

@@ -19,11 +19,20 @@ pub struct ParseOptions {
     /// `max_depth - 1` may not have children. Real files nest about 6 deep. Clamped to
     /// [`MAX_DEPTH_LIMIT`].
     pub max_depth: usize,
+    /// ASCII files: read every number that is not an integer as Assimp 5.2 does (its
+    /// `fast_atof` into an `f32`, [`kiln_scene::fast_atof`]) instead of correctly rounded:
+    /// about one value in ten of 1 or more is then one ulp off the correctly rounded `f32`, as
+    /// in Assimp, and `f64` reads give that `f32`. For the Assimp-conformant import
+    /// (`kiln-fbx-scene` sets it); binary files are not affected. Default: off.
+    pub assimp_numbers: bool,
 }
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions { max_depth: 64 }
+        ParseOptions {
+            max_depth: 64,
+            assimp_numbers: false,
+        }
     }
 }
 

@@ -202,6 +202,23 @@ pub(crate) fn parse_f64(tok: &[u8]) -> Result<f64, ErrorKind> {
         .ok_or_else(|| bad(tok))
 }
 
+/// A decimal token as Assimp 5.2 reads it (`fast_atof` into an `f32`): the token must be one
+/// [`parse_f32`] takes (the same errors), and the value is then `fast_atof`'s where it reads
+/// one (NaN spellings it does not know keep [`parse_f32`]'s NaN).
+pub(crate) fn assimp_f32(tok: &[u8]) -> Result<f32, ErrorKind> {
+    let v = parse_f32(tok)?;
+    Ok(kiln_scene::fast_atof::fast_atof(tok).unwrap_or(v))
+}
+
+/// [`parse_scalar`] with Assimp's numbers: integers as they are, other numbers through
+/// [`assimp_f32`].
+pub(crate) fn parse_scalar_assimp(tok: &[u8]) -> Result<Scalar, ErrorKind> {
+    match parse_scalar(tok)? {
+        Scalar::Float(_) => assimp_f32(tok).map(|v| Scalar::Float(f64::from(v))),
+        int => Ok(int),
+    }
+}
+
 /// A decimal token as f32 (correctly rounded from the text, not through f64).
 pub(crate) fn parse_f32(tok: &[u8]) -> Result<f32, ErrorKind> {
     if let Some(v) = core::str::from_utf8(tok)

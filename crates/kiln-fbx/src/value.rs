@@ -92,6 +92,8 @@ pub struct Array<'a> {
     pub(crate) ty: ArrayType,
     pub(crate) len: u32,
     pub(crate) encoding: ArrayEncoding<'a>,
+    /// ASCII text read as Assimp reads numbers ([`crate::ParseOptions::assimp_numbers`]).
+    pub(crate) assimp_numbers: bool,
 }
 
 impl<'a> Array<'a> {
@@ -190,6 +192,9 @@ impl<'a> Array<'a> {
                     inflate::inflate_exact(stream, &mut raw)?;
                     T::convert(self.ty, &raw).map(Cow::Owned)
                 }
+            }
+            ArrayEncoding::Text(text) if self.assimp_numbers => {
+                T::parse_text_assimp(text, self.len()).map(Cow::Owned)
             }
             ArrayEncoding::Text(text) => T::parse_text(text, self.len()).map(Cow::Owned),
         }
@@ -355,6 +360,11 @@ pub trait Element: sealed::Sealed + bytemuck::Pod + PartialEq + core::fmt::Debug
     fn convert(src: ArrayType, bytes: &[u8]) -> Result<Vec<Self>, ErrorKind>;
     #[doc(hidden)]
     fn parse_text(text: &[u8], count: usize) -> Result<Vec<Self>, ErrorKind>;
+    /// [`Element::parse_text`] with Assimp's numbers (`ParseOptions::assimp_numbers`).
+    #[doc(hidden)]
+    fn parse_text_assimp(text: &[u8], count: usize) -> Result<Vec<Self>, ErrorKind> {
+        Self::parse_text(text, count)
+    }
     #[doc(hidden)]
     fn fix_endian(_v: &mut [Self]) {}
 }
@@ -539,6 +549,14 @@ impl Element for f32 {
         check_count(out.len(), count)?;
         Ok(out)
     }
+    fn parse_text_assimp(text: &[u8], count: usize) -> Result<Vec<Self>, ErrorKind> {
+        let mut out = Vec::with_capacity(text_capacity(text, count));
+        for tok in text_tokens(text) {
+            out.push(number::assimp_f32(tok)?);
+        }
+        check_count(out.len(), count)?;
+        Ok(out)
+    }
     fn fix_endian(v: &mut [Self]) {
         for x in v {
             *x = f32::from_bits(u32::from_le(x.to_bits()));
@@ -561,6 +579,14 @@ impl Element for f64 {
     }
     fn parse_text(text: &[u8], count: usize) -> Result<Vec<Self>, ErrorKind> {
         float_text(text, count)
+    }
+    fn parse_text_assimp(text: &[u8], count: usize) -> Result<Vec<Self>, ErrorKind> {
+        let mut out = Vec::with_capacity(text_capacity(text, count));
+        for tok in text_tokens(text) {
+            out.push(f64::from(number::assimp_f32(tok)?));
+        }
+        check_count(out.len(), count)?;
+        Ok(out)
     }
     fn fix_endian(v: &mut [Self]) {
         for x in v {

@@ -497,3 +497,33 @@ fn big_endian_files_read_as_the_same_tree() {
         }
     }
 }
+
+/// `ParseOptions::assimp_numbers`: an ASCII file's numbers as Assimp 5.2's `fast_atof` reads
+/// them (`1.091950` one ulp below the correctly rounded `f32`), in arrays and in scalar
+/// values, read as `f32` or `f64`; without it, correctly rounded. Integers stay integers.
+#[test]
+fn ascii_numbers_can_be_read_as_assimp_reads_them() {
+    let text = b"; FBX 7.4.0 project file\nN: 1.091950, 7 {\n\tA: *3 {\n\t\ta: 1.091950,2.5,-1.091950\n\t}\n}\n";
+    let assimp = kiln_fbx::ParseOptions {
+        assimp_numbers: true,
+        ..Default::default()
+    };
+    let correct = Document::parse(text).unwrap();
+    let fast = Document::parse_with(text, &assimp).unwrap();
+    let one_below = f32::from_bits(1.091_95f32.to_bits() - 1);
+    let (n, m) = (correct.root("N").unwrap(), fast.root("N").unwrap());
+    assert_eq!(n.value(0), Some(Value::F64(1.091_95)));
+    assert_eq!(m.value(0), Some(Value::F64(f64::from(one_below))));
+    assert_eq!(m.value(1), Some(Value::I32(7)));
+    let (a, b) = (n.child("A").unwrap(), m.child("A").unwrap());
+    assert_eq!(a.f32_values().unwrap().as_ref(), [1.091_95, 2.5, -1.091_95]);
+    assert_eq!(
+        b.f32_values().unwrap().as_ref(),
+        [one_below, 2.5, -one_below]
+    );
+    assert_eq!(
+        b.f64_values().unwrap().as_ref(),
+        [f64::from(one_below), 2.5, -f64::from(one_below)]
+    );
+    assert_eq!(a.f64_values().unwrap().as_ref(), [1.091_95, 2.5, -1.091_95]);
+}

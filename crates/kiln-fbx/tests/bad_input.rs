@@ -324,6 +324,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     assert_eq!(e.location, Location::Byte(27 + 14 * 64));
     let opts = ParseOptions {
         max_depth: usize::MAX,
+        ..ParseOptions::default()
     };
     let e = Document::parse_with(&b, &opts).unwrap_err();
     assert_eq!(

@@ -176,7 +176,10 @@ fn empty_documents_and_deep_writer_input() {
     let e = Document::parse(&bytes).unwrap_err();
     assert_eq!(e.kind, ErrorKind::TooDeep { limit: 64 });
     assert_eq!(e.path.split('/').count(), 64);
-    let opts = kiln_fbx::ParseOptions { max_depth: 300 };
+    let opts = kiln_fbx::ParseOptions {
+        max_depth: 300,
+        ..Default::default()
+    };
     let doc = Document::parse_with(&bytes, &opts).unwrap();
     assert_eq!(doc.node_count(), 201);
     assert_eq!(doc.nodes().last().unwrap().depth(), 200);

@@ -47,6 +47,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub mod assimp_math;
+pub mod fast_atof;
 pub mod names;
 pub mod validate;
 mod warning;

@@ -14,6 +14,7 @@ pub fn check_binary(data: &[u8]) {
         // The rewrite nests as deep as the parsers ever allow, not the default limit.
         let deepest = ParseOptions {
             max_depth: kiln_fbx::MAX_DEPTH_LIMIT,
+            ..ParseOptions::default()
         };
         let doc = Document::parse_binary(&little, &deepest)
             .expect("a big-endian file rewritten little-endian parses");
