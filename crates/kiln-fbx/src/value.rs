@@ -429,9 +429,18 @@ fn int_text<T: TryFrom<i64>>(
 }
 
 fn float_text(text: &[u8], count: usize) -> Result<Vec<f64>, ErrorKind> {
+    text_values(text, count, number::parse_f64)
+}
+
+/// An ASCII array's values, each token through `parse`, checked against the declared count.
+fn text_values<T>(
+    text: &[u8],
+    count: usize,
+    parse: impl Fn(&[u8]) -> Result<T, ErrorKind>,
+) -> Result<Vec<T>, ErrorKind> {
     let mut out = Vec::with_capacity(text_capacity(text, count));
     for tok in text_tokens(text) {
-        out.push(number::parse_f64(tok)?);
+        out.push(parse(tok)?);
     }
     check_count(out.len(), count)?;
     Ok(out)
@@ -542,20 +551,10 @@ impl Element for f32 {
     }
     fn parse_text(text: &[u8], count: usize) -> Result<Vec<Self>, ErrorKind> {
         // Parse straight to f32 so the value is the correctly rounded one.
-        let mut out = Vec::with_capacity(text_capacity(text, count));
-        for tok in text_tokens(text) {
-            out.push(number::parse_f32(tok)?);
-        }
-        check_count(out.len(), count)?;
-        Ok(out)
+        text_values(text, count, number::parse_f32)
     }
     fn parse_text_assimp(text: &[u8], count: usize) -> Result<Vec<Self>, ErrorKind> {
-        let mut out = Vec::with_capacity(text_capacity(text, count));
-        for tok in text_tokens(text) {
-            out.push(number::assimp_f32(tok)?);
-        }
-        check_count(out.len(), count)?;
-        Ok(out)
+        text_values(text, count, number::assimp_f32)
     }
     fn fix_endian(v: &mut [Self]) {
         for x in v {
@@ -581,12 +580,7 @@ impl Element for f64 {
         float_text(text, count)
     }
     fn parse_text_assimp(text: &[u8], count: usize) -> Result<Vec<Self>, ErrorKind> {
-        let mut out = Vec::with_capacity(text_capacity(text, count));
-        for tok in text_tokens(text) {
-            out.push(f64::from(number::assimp_f32(tok)?));
-        }
-        check_count(out.len(), count)?;
-        Ok(out)
+        text_values(text, count, |tok| number::assimp_f32(tok).map(f64::from))
     }
     fn fix_endian(v: &mut [Self]) {
         for x in v {
