@@ -57,18 +57,20 @@ fn starts_with_ci(s: &[u8], word: &[u8]) -> bool {
     s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word)
 }
 
-/// The value of the longest prefix of `s` that Assimp's `fast_atof` accepts: an optional sign, then
-/// `nan`, `inf`/`infinity`, or digits with an optional fraction (`.` or `,` followed by a
-/// digit; a lone trailing `.` is eaten) and an optional exponent (`e`/`E`, optional sign,
-/// digits). Whatever follows the prefix is ignored, as Assimp does (`3.1+e2` reads 3.1).
+/// The value of the longest prefix of `s` that Assimp's `fast_atof` accepts: an optional
+/// sign, then `nan`, `inf`/`infinity`, or digits with an optional fraction (`.` or `,`
+/// followed by a digit; a lone trailing `.` is eaten) and an optional exponent (`e`/`E`,
+/// optional sign, digits). Whatever follows the prefix is ignored, as Assimp does (`3.1+e2`
+/// reads 3.1).
 ///
 /// Returns `None` when `s` does not start like a number (Assimp throws there). The value is
 /// the one Assimp 5.2's `fast_atoreal_move<float>` computes, bit for bit, not the correctly
 /// rounded one: the integer part as an `f32`, plus the first 15 digits after the point as an
 /// integer times `0.1^n` in `f64`, narrowed to `f32` before the (single-precision) sum, then
-/// times `powf(10, exponent)` ([`POW10_F32`]). About one number in ten of 1 or more differs from the correctly
-/// rounded `f32` in its last bit; a degenerate face's tangent turns that bit into 3e-4, so the
-/// tangents of Blender's triangulated OBJ exports match Assimp's only with Assimp's numbers.
+/// times `powf(10, exponent)` (from a table of the `f32` powers of ten). About one number in
+/// ten of 1 or more differs from the correctly rounded `f32` in its last bit; a degenerate
+/// face's tangent turns that bit into 3e-4, so the tangents of Blender's triangulated OBJ
+/// exports match Assimp's only with Assimp's numbers.
 ///
 /// Two inputs Assimp itself mishandles are read as numbers instead: an integer part past
 /// `u64` (Assimp warns and reads 0) is summed in `f64`, and an `e` without digits (Assimp
