@@ -205,9 +205,20 @@ pub(crate) fn parse_f64(tok: &[u8]) -> Result<f64, ErrorKind> {
 /// A decimal token as Assimp 5.2 reads it (`fast_atof` into an `f32`): the token must be one
 /// [`parse_f32`] takes (the same errors), and the value is then `fast_atof`'s where it reads
 /// one (NaN spellings it does not know keep [`parse_f32`]'s NaN).
+///
+/// One pass for the usual token: when `fast_atof` reads the whole of it, it is a number
+/// [`parse_f32`] takes too (the test `a_whole_fast_atof_read_is_a_valid_token` checks that;
+/// a token never holds the `,` that `fast_atof` would take for a point, since the readers
+/// split values at commas);
+/// anything else (`1.#INF`, `-nan(ind)`, garbage) goes through [`parse_f32`] first.
 pub(crate) fn assimp_f32(tok: &[u8]) -> Result<f32, ErrorKind> {
-    let v = parse_f32(tok)?;
-    Ok(kiln_scene::fast_atof::fast_atof(tok).unwrap_or(v))
+    match kiln_scene::fast_atof::fast_atof_prefix(tok) {
+        Some((v, len)) if len == tok.len() => Ok(v),
+        _ => {
+            let v = parse_f32(tok)?;
+            Ok(kiln_scene::fast_atof::fast_atof(tok).unwrap_or(v))
+        }
+    }
 }
 
 /// [`parse_scalar`] with Assimp's numbers: integers as they are, other numbers through
@@ -236,6 +247,38 @@ pub(crate) fn parse_f32(tok: &[u8]) -> Result<f32, ErrorKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every token of up to 7 characters from the alphabet of numbers that `fast_atof` reads
+    /// whole is one `parse_f32` accepts, so `assimp_f32`'s one-pass path refuses nothing
+    /// the two-pass one refused, and its value is the same.
+    #[test]
+    fn a_whole_fast_atof_read_is_a_valid_token() {
+        let alphabet = b"0123456789.+-eEinfatyN";
+        let mut tok = [0u8; 7];
+        let mut checked = 0usize;
+        for len in 1..=7usize {
+            // A deterministic sample of each length (all of them up to 4 characters).
+            let total = alphabet.len().pow(len as u32);
+            let step = (total / 200_000).max(1);
+            for mut k in (0..total).step_by(step) {
+                for c in tok.iter_mut().take(len) {
+                    *c = alphabet[k % alphabet.len()];
+                    k /= alphabet.len();
+                }
+                let t = &tok[..len];
+                if let Some((v, n)) = kiln_scene::fast_atof::fast_atof_prefix(t)
+                    && n == len
+                {
+                    let correct = parse_f32(t);
+                    assert!(correct.is_ok(), "{:?}", core::str::from_utf8(t));
+                    let fast = kiln_scene::fast_atof::fast_atof(t).unwrap();
+                    assert!(v.to_bits() == fast.to_bits() || v.is_nan() && fast.is_nan());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 
     #[test]
     fn scalars_are_typed_like_binary_files() {

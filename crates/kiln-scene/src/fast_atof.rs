@@ -76,6 +76,14 @@ fn starts_with_ci(s: &[u8], word: &[u8]) -> bool {
 /// `u64` (Assimp warns and reads 0) is summed in `f64`, and an `e` without digits (Assimp
 /// throws) is an exponent of 0.
 pub fn fast_atof(s: &[u8]) -> Option<f32> {
+    fast_atof_prefix(s).map(|(v, _)| v)
+}
+
+/// [`fast_atof`] and the length of the number it read: the sign, `nan`, `inf` or
+/// `infinity`, the digits, fraction and exponent, but not an `e` (and its sign) without
+/// digits, which Assimp throws on and [`fast_atof`] reads as no exponent. A caller that needs
+/// the whole of a token to be a number compares the length with the token's.
+pub fn fast_atof_prefix(s: &[u8]) -> Option<(f32, usize)> {
     let mut i = 0;
     let neg = s.first() == Some(&b'-');
     if neg || s.first() == Some(&b'+') {
@@ -83,14 +91,20 @@ pub fn fast_atof(s: &[u8]) -> Option<f32> {
     }
     let rest = &s[i..];
     if starts_with_ci(rest, b"nan") {
-        return Some(f32::NAN);
+        return Some((f32::NAN, i + 3));
     }
     if starts_with_ci(rest, b"inf") {
-        return Some(if neg {
+        let len = if starts_with_ci(rest, b"infinity") {
+            8
+        } else {
+            3
+        };
+        let inf = if neg {
             f32::NEG_INFINITY
         } else {
             f32::INFINITY
-        });
+        };
+        return Some((inf, i + len));
     }
     let digit = |k: usize| {
         s.get(k)
@@ -104,16 +118,19 @@ pub fn fast_atof(s: &[u8]) -> Option<f32> {
     let mut f = 0f32;
     if digit(i).is_some() {
         // `strtoul10_64`, then `static_cast<float>`.
-        let (mut int, mut wide, mut overflow) = (0u64, 0f64, false);
+        let start = i;
+        let mut int = Some(0u64);
         while let Some(d) = digit(i) {
-            match int.checked_mul(10).and_then(|x| x.checked_add(d)) {
-                Some(x) if !overflow => int = x,
-                _ => overflow = true,
-            }
-            wide = wide * 10.0 + d as f64;
+            int = int.and_then(|v| v.checked_mul(10)?.checked_add(d));
             i += 1;
         }
-        f = if overflow { wide as f32 } else { int as f32 };
+        f = match int {
+            Some(v) => v as f32,
+            // Past `u64`: the digits summed in `f64` instead.
+            None => s[start..i]
+                .iter()
+                .fold(0f64, |w, c| w * 10.0 + f64::from(c - b'0')) as f32,
+        };
     }
     if point_at(i) && digit(i + 1).is_some() {
         i += 1;
@@ -131,22 +148,26 @@ pub fn fast_atof(s: &[u8]) -> Option<f32> {
         i += 1;
     }
     if matches!(s.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        let eneg = s.get(i) == Some(&b'-');
-        if eneg || s.get(i) == Some(&b'+') {
-            i += 1;
+        let mut k = i + 1;
+        let eneg = s.get(k) == Some(&b'-');
+        if eneg || s.get(k) == Some(&b'+') {
+            k += 1;
         }
         // `static_cast<float>(strtoul10_64(...))`; past `u64` the exponent is infinite
         // either way for an `f32`.
         let mut e = 0u64;
-        while let Some(d) = digit(i) {
+        let digits = k;
+        while let Some(d) = digit(k) {
             e = e.saturating_mul(10).saturating_add(d);
-            i += 1;
+            k += 1;
         }
         let exp = if eneg { -(e as f32) } else { e as f32 };
         f *= pow10(exp);
+        if k > digits {
+            i = k;
+        }
     }
-    Some(if neg { -f } else { f })
+    Some((if neg { -f } else { f }, i))
 }
 
 #[cfg(test)]
@@ -155,6 +176,21 @@ mod tests {
 
     fn p(s: &str) -> Option<f32> {
         fast_atof(s.as_bytes())
+    }
+
+    #[test]
+    fn the_prefix_length_is_the_number_read() {
+        let len = |t: &str| fast_atof_prefix(t.as_bytes()).map(|(_, n)| n);
+        assert_eq!(len("1.5"), Some(3));
+        assert_eq!(len("-2.e+10x"), Some(7));
+        assert_eq!(len("3.1+e2"), Some(3));
+        assert_eq!(len("1e"), Some(1));
+        assert_eq!(len("1.5e-"), Some(3));
+        assert_eq!(len("+inf"), Some(4));
+        assert_eq!(len("-Infinity"), Some(9));
+        assert_eq!(len("nanx"), Some(3));
+        assert_eq!(len(".5#"), Some(2));
+        assert_eq!(len("x"), None);
     }
 
     #[test]
