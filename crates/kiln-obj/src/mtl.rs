@@ -16,10 +16,11 @@ use alloc::vec::Vec;
 use kiln_scene::Warning;
 
 use crate::codes;
-use crate::number::{c_atoi, parse_real};
+use crate::number::c_atoi;
 use crate::text::{
     Warnings, after_first_word, decode_name, first_word, is_line_end, trim_end, trim_start, words,
 };
+use kiln_scene::fast_atof::fast_atof;
 
 /// Name of Assimp's default material, always material 0.
 pub(crate) const DEFAULT_MATERIAL: &str = "DefaultMaterial";
@@ -239,7 +240,7 @@ fn finite(f: f32, word: &[u8]) -> Result<f32, Ignored> {
 }
 
 fn number(word: &[u8]) -> Result<f32, Ignored> {
-    match parse_real(word) {
+    match fast_atof(word) {
         Some(v) => finite(v, word),
         None => Err(Ignored::bad_number(format!(
             "expected a number, found \"{}\"",

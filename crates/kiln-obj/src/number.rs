@@ -1,5 +1,5 @@
-//! Number parsing with Assimp 5.2's semantics (`fast_atof` for reals, its own rounding
-//! included; C `atoi` for face indices), without allocation.
+//! Number parsing with Assimp 5.2's semantics, without allocation: C `atoi` for face
+//! indices here; reals through `kiln_scene::fast_atof`, Assimp's `fast_atof` and its rounding.
 
 fn starts_with_ci(s: &[u8], word: &[u8]) -> bool {
     s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word)
@@ -15,12 +15,6 @@ pub(crate) fn looks_numeric(word: &[u8]) -> bool {
         Some(_) => starts_with_ci(word, b"nan") || starts_with_ci(word, b"inf"),
         None => false,
     }
-}
-
-/// Assimp's `fast_atof` value of the longest number prefix of `s`, `None` when `s` does not
-/// start like a number ([`kiln_scene::fast_atof::fast_atof`]).
-pub(crate) fn parse_real(s: &[u8]) -> Option<f32> {
-    kiln_scene::fast_atof::fast_atof(s)
 }
 
 /// C `strtol(s, NULL, 10)`: leading C white space, an optional sign, decimal digits; 0 when
@@ -96,16 +90,6 @@ pub(crate) fn assimp_index_step(value: i32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reals_are_assimps() {
-        assert_eq!(
-            parse_real(b"1.091950"),
-            kiln_scene::fast_atof::fast_atof(b"1.091950")
-        );
-        assert_eq!(parse_real(b"3.1+e2"), Some(3.1));
-        assert_eq!(parse_real(b"x"), None);
-    }
 
     #[test]
     fn numeric_starts() {

@@ -11,11 +11,12 @@ use kiln_scene::{Vec3, Warning};
 use crate::ObjError;
 use crate::codes;
 use crate::mtl::{Materials, parse_mtl};
-use crate::number::{assimp_index_step, c_strtol_len, looks_numeric, parse_real};
+use crate::number::{assimp_index_step, c_strtol_len, looks_numeric};
 use crate::text::{
     Warnings, after_first_word, decode_name, excerpt, first_word, is_blank, is_line_end, trim_end,
     words,
 };
+use kiln_scene::fast_atof::fast_atof;
 
 /// Index that resolves to nothing (a relative index pointing before the first element).
 pub(crate) const INVALID: u32 = u32::MAX;
@@ -337,7 +338,7 @@ impl<'a, 'b> Parser<'a, 'b> {
     ) -> Result<[f32; N], ObjError> {
         let mut out = [0f32; N];
         for (o, w) in out.iter_mut().zip(ws) {
-            let Some(f) = parse_real(w) else {
+            let Some(f) = fast_atof(w) else {
                 return Err(self.err(
                     no,
                     format!("{what}: expected a number, found \"{}\"", excerpt(w)),
