@@ -171,14 +171,17 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                         let d = g.object(cn).map(|o| self.describe(o)).unwrap_or_default();
                         // A property of something else (Blender links its shape keys' curve
                         // nodes to the geometry's custom properties too): say what.
-                        let other = g.outgoing(cn).find_map(|c| {
-                            let o = g.object(c.dst).filter(|_| !c.property.is_empty())?;
-                            Some(format!(
-                                "drives '{}' of {}, which is not a node, node attribute or deformer",
-                                c.property,
-                                self.describe(o)
-                            ))
-                        });
+                        let other = g
+                            .outgoing(cn)
+                            .filter(|c| !c.property.is_empty())
+                            .find_map(|c| {
+                                let o = g.object(c.dst)?;
+                                Some(format!(
+                                    "drives '{}' of {}, which is not a node, node attribute or deformer",
+                                    c.property,
+                                    self.describe(o)
+                                ))
+                            });
                         let why = other.unwrap_or_else(|| "no target node or property".into());
                         self.warn(
                             Warning::new(
