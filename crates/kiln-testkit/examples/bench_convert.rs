@@ -16,7 +16,9 @@
 //! [--assimp assimp] [--sizes 50000,200000,400000,800000,3200000] [--runs 5] [--dir DIR]
 //! [--model FILE.fbx ...]`. `--model` (repeatable) times a model of one's own, a real export,
 //! the same way (its row is labelled with the file's name); with `--model` and no `--sizes`
-//! only the given files are timed.
+//! only the given files are timed. `--assimp-max TRIANGLES` skips Assimp on the generated
+//! sizes above it; a given file's triangles are not known beforehand, so Assimp always runs
+//! on it (`--no-assimp` leaves it out everywhere).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
