@@ -249,8 +249,8 @@ mod tests {
     use super::*;
 
     /// Every token of up to 7 characters from the alphabet of numbers that `fast_atof` reads
-    /// whole is one `parse_f32` accepts, so `assimp_f32`'s one-pass path refuses nothing
-    /// the two-pass one refused, and its value is the same.
+    /// whole is one `parse_f32` accepts, so `assimp_f32`'s one-pass path accepts nothing the
+    /// two-pass one refused (where both accept, both return `fast_atof`'s value).
     #[test]
     fn a_whole_fast_atof_read_is_a_valid_token() {
         let alphabet = b"0123456789.+-eEinfatyN";
@@ -266,13 +266,10 @@ mod tests {
                     k /= alphabet.len();
                 }
                 let t = &tok[..len];
-                if let Some((v, n)) = kiln_scene::fast_atof::fast_atof_prefix(t)
+                if let Some((_, n)) = kiln_scene::fast_atof::fast_atof_prefix(t)
                     && n == len
                 {
-                    let correct = parse_f32(t);
-                    assert!(correct.is_ok(), "{:?}", core::str::from_utf8(t));
-                    let fast = kiln_scene::fast_atof::fast_atof(t).unwrap();
-                    assert!(v.to_bits() == fast.to_bits() || v.is_nan() && fast.is_nan());
+                    assert!(parse_f32(t).is_ok(), "{:?}", core::str::from_utf8(t));
                     checked += 1;
                 }
             }
