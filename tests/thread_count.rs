@@ -1,7 +1,8 @@
 //! The output does not depend on the number of threads (issue 12): the export-like benchmark
 //! model (four materials, so four meshes processed in parallel; 100 bones; a 300-frame clip;
 //! n-gons) converted in both layouts on rayon pools of 1, 2, 3 and 8 threads gives the same
-//! files, byte for byte.
+//! files, byte for byte; and so does the same model with one material, one mesh large enough
+//! that triangulation and extraction split it into runs of faces and vertices.
 
 use kiln::{ConvertOptions, Layout};
 use kiln_testkit::fixtures::export_like::{ExportSpec, export_like_fbx};
@@ -31,10 +32,26 @@ fn outputs(path: &std::path::Path, layout: Layout, threads: usize) -> Vec<(Strin
 
 #[test]
 fn same_bytes_with_any_thread_count() {
+    same_bytes_on_any_pool(ExportSpec::triangles(20_000));
+}
+
+#[test]
+fn one_large_mesh_gives_the_same_bytes_with_any_thread_count() {
+    same_bytes_on_any_pool(ExportSpec {
+        materials: 1,
+        ..ExportSpec::triangles(40_000)
+    });
+}
+
+fn same_bytes_on_any_pool(spec: ExportSpec) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("body.fbx");
-    let (bytes, triangles) = export_like_fbx(ExportSpec::triangles(20_000));
-    assert!((19_000..21_000).contains(&triangles), "{triangles}");
+    let (bytes, triangles) = export_like_fbx(spec);
+    let want = spec.triangles;
+    assert!(
+        (want - want / 20..want + want / 20).contains(&triangles),
+        "{triangles}"
+    );
     std::fs::write(&path, bytes).unwrap();
     for layout in [Layout::Classic, Layout::Kiln] {
         let one = outputs(&path, layout, 1);

@@ -504,21 +504,33 @@ fn gather_influences(
     // Filled by writing, not `vec![..; n]`: that is calloc's lazily zeroed pages, and the
     // read-then-write below would fault each page twice (the zero page, then its copy, with a
     // TLB flush of every core): 6 % of a 400k-triangle conversion.
-    let mut influences: Vec<[(i32, f32); 4]> = Vec::with_capacity(mesh.positions.len());
-    influences.resize(mesh.positions.len(), [(0, 0.0); 4]);
-    let mut out_of_range = 0usize;
-    for (bone, slot) in mesh.bones.iter().zip(&plan.skin_slots) {
-        let Some(slot) = *slot else { continue };
-        for w in &bone.weights {
-            if w.weight.is_nan() || w.weight <= 0.0 {
-                continue;
-            }
-            match influences.get_mut(w.vertex as usize) {
-                Some(slots) => insert_influence(slots, slot, w.weight),
-                None => out_of_range += 1,
+    let nv = mesh.positions.len();
+    let mut influences: Vec<[(i32, f32); 4]> = Vec::with_capacity(nv);
+    influences.resize(nv, [(0, 0.0); 4]);
+    // A run of vertices per thread, each reading every weight and keeping its own vertices':
+    // a vertex's weights are still inserted in bone order, then weight order, so the table is
+    // the same however it is split. The first run counts the weights past the mesh.
+    let out_of_range: usize = crate::par_runs(&mut influences, |start, run| {
+        let end = start + run.len();
+        let mut out_of_range = 0usize;
+        for (bone, slot) in mesh.bones.iter().zip(&plan.skin_slots) {
+            let Some(slot) = *slot else { continue };
+            for w in &bone.weights {
+                if w.weight.is_nan() || w.weight <= 0.0 {
+                    continue;
+                }
+                let v = w.vertex as usize;
+                if (start..end).contains(&v) {
+                    insert_influence(&mut run[v - start], slot, w.weight);
+                } else if v >= nv && start == 0 {
+                    out_of_range += 1;
+                }
             }
         }
-    }
+        out_of_range
+    })
+    .into_iter()
+    .sum();
     if out_of_range > 0 {
         warnings.push(
             Warning::new(
@@ -572,36 +584,34 @@ fn mesh_vertices(
     let uv = mesh.uv_channels.first();
     let rigid = ([rigid_bone as f32, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]);
     // One pass: each vertex is written once, its weights with it (a second pass over the
-    // 76-byte vertices for the weights read and wrote the whole array again).
-    mesh.positions
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let (blend_indices, blend_weights) = match influences.and_then(|inf| inf.get(i)) {
-                Some(slots) if is_weighted(slots) => {
-                    let total: f32 = slots.iter().map(|s| s.1).sum();
-                    let mut indices = [0.0; 4];
-                    let mut weights = [0.0; 4];
-                    for (k, &(b, w)) in slots.iter().enumerate() {
-                        indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
-                        weights[k] = w / total;
-                    }
-                    (indices, weights)
+    // 76-byte vertices for the weights read and wrote the whole array again); in runs on
+    // rayon's threads with the `parallel` feature, so that one large part is not one thread's.
+    crate::par_collect(mesh.positions.len(), |i| {
+        let p = &mesh.positions[i];
+        let (blend_indices, blend_weights) = match influences.and_then(|inf| inf.get(i)) {
+            Some(slots) if is_weighted(slots) => {
+                let total: f32 = slots.iter().map(|s| s.1).sum();
+                let mut indices = [0.0; 4];
+                let mut weights = [0.0; 4];
+                for (k, &(b, w)) in slots.iter().enumerate() {
+                    indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
+                    weights[k] = w / total;
                 }
-                _ => rigid,
-            };
-            Vertex {
-                position: p.to_array(),
-                uv: uv
-                    .and_then(|c| c.coords.get(i))
-                    .map_or([0.0; 2], |t| [t.x, t.y]),
-                normal: v3(mesh.normals.get(i)),
-                tangent: v3(mesh.tangents.get(i)),
-                blend_indices,
-                blend_weights,
+                (indices, weights)
             }
-        })
-        .collect()
+            _ => rigid,
+        };
+        Vertex {
+            position: p.to_array(),
+            uv: uv
+                .and_then(|c| c.coords.get(i))
+                .map_or([0.0; 2], |t| [t.x, t.y]),
+            normal: v3(mesh.normals.get(i)),
+            tangent: v3(mesh.tangents.get(i)),
+            blend_indices,
+            blend_weights,
+        }
+    })
 }
 
 /// Inserts into a top-4 list sorted by weight descending, then bone index ascending.

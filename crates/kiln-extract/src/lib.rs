@@ -18,8 +18,8 @@
 //! ([`ClipError`]) or a repair reported as a [`kiln_scene::Warning`] with a code from
 //! [`codes`], never a panic. Conventions: the scene uses column vectors, the engine data row
 //! vectors (`v' = v * M`), the same memory as glam's column-major matrices, so no matrix is
-//! transposed. `no_std` + `alloc` (std with the `parallel` feature, which lowers mesh parts on rayon's
-//! pool with the same output), no `unsafe`. See `docs/animation.md`.
+//! transposed. `no_std` + `alloc` (std with the `parallel` feature, which lowers mesh parts, and a
+//! large part's vertices in runs, on rayon's pool with the same output), no `unsafe`. See `docs/animation.md`.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -54,6 +54,53 @@ fn par_map<T: Sync, O: Send>(items: &[T], f: impl Fn(&T) -> O + Sync + Send) -> 
         }
     }
     items.iter().map(f).collect()
+}
+
+/// Fewest vertices a task gets when one part's work is split across threads: below it the
+/// task would cost more than its work.
+#[cfg(feature = "parallel")]
+const MIN_SPLIT: usize = 1 << 14;
+
+/// `(0..n).map(f).collect()`, split into runs of indices on rayon's pool with the `parallel`
+/// feature (one part's vertices); order kept, so the result is the same.
+fn par_collect<O: Send>(n: usize, f: impl Fn(usize) -> O + Sync + Send) -> alloc::vec::Vec<O> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if n >= 2 * MIN_SPLIT {
+            let mut out = alloc::vec::Vec::with_capacity(n);
+            (0..n)
+                .into_par_iter()
+                .with_min_len(MIN_SPLIT)
+                .map(f)
+                .collect_into_vec(&mut out);
+            return out;
+        }
+    }
+    (0..n).map(f).collect()
+}
+
+/// `f(start, run)` for consecutive runs of `items` that together are all of it, one run per
+/// thread of rayon's pool with the `parallel` feature (at least [`MIN_SPLIT`] items each),
+/// the whole of `items` at once without it; the results in run order.
+fn par_runs<T: Send, R: Send>(
+    items: &mut [T],
+    f: impl Fn(usize, &mut [T]) -> R + Sync + Send,
+) -> alloc::vec::Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        let runs = rayon::current_num_threads().min(items.len() / MIN_SPLIT);
+        if runs > 1 {
+            let len = items.len().div_ceil(runs);
+            return items
+                .par_chunks_mut(len)
+                .enumerate()
+                .map(|(k, run)| f(k * len, run))
+                .collect();
+        }
+    }
+    alloc::vec![f(0, items)]
 }
 
 pub mod classic;
