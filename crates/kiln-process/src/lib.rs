@@ -33,8 +33,11 @@
 //! buffers, tangent smoothing finds coincident vertices with a grid built by one sort and one
 //! sweep (O(n log n)), not Assimp's quadratic search, and the ear clipper asks a grid of the
 //! polygon's corners instead of testing them all. With the `parallel` feature (default),
-//! triangulation, normals and tangents run one mesh per rayon task; the output is the same
-//! bytes with any number of threads and without the feature (wasm32).
+//! triangulation, normals and tangents run one mesh per rayon task, and within one large mesh
+//! triangulation splits its faces into runs (the NGON encoder, which links each face to the
+//! one before, runs after them in face order) and tangents build the neighbour grid beside
+//! step 1; the output is the same bytes with any number of threads and without the feature
+//! (wasm32).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -63,6 +66,44 @@ fn each_mesh<R: Send>(
     }
     meshes.iter_mut().map(f).collect()
 }
+
+/// Fewest polygon corners a task gets when one mesh's step is split across threads.
+#[cfg(feature = "parallel")]
+const MIN_SPLIT: usize = 1 << 15;
+
+/// How many runs to split `n` corners of one mesh into: one per thread of rayon's pool with
+/// the `parallel` feature (each of at least [`MIN_SPLIT`]), else one.
+fn runs_for(n: usize) -> usize {
+    #[cfg(feature = "parallel")]
+    return rayon::current_num_threads().min(n / MIN_SPLIT).max(1);
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = n;
+        1
+    }
+}
+
+/// `items.iter().map(f).collect()`, on rayon's pool with the `parallel` feature; order kept.
+fn par_map<T: Sync, O: Send>(items: &[T], f: impl Fn(&T) -> O + Sync + Send) -> Vec<O> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if items.len() > 1 {
+            return items.par_iter().map(f).collect();
+        }
+    }
+    items.iter().map(f).collect()
+}
+
+/// `(a(), b())`, the two on rayon's pool with the `parallel` feature (a mesh's independent
+/// halves of one step, so that one large mesh is not one thread's); in turn without it.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "parallel")]
+    return rayon::join(a, b);
+    #[cfg(not(feature = "parallel"))]
+    (a(), b())
+}
+
 pub mod basis;
 mod uvgen;
 

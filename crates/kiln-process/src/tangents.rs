@@ -65,23 +65,26 @@ fn calc_mesh_tangents(mesh: &mut Mesh) -> Option<String> {
     let nv = mesh.positions.len();
     let pos = &mesh.positions;
     let nor = &mesh.normals;
-    let (mut tang, mut bitang, mut done) = corner_frames(mesh);
-    let eps = position_epsilon(pos);
-    let mut warning = None;
-    let grid = if eps.is_finite() && eps > 0.0 {
-        let grid = PositionGrid::new(pos, eps);
-        if grid.is_none() {
-            warning = Some(format!(
-                "position epsilon {eps} is too small for the coordinates' range; tangents are not smoothed"
-            ));
-        }
-        grid
+    // Step 1 and the neighbour grid read different arrays: built side by side.
+    let ((mut tang, mut bitang, mut done), (eps, grid)) = crate::join(
+        || corner_frames(mesh),
+        || {
+            let eps = position_epsilon(pos);
+            let grid = (eps.is_finite() && eps > 0.0)
+                .then(|| PositionGrid::new(pos, eps))
+                .flatten();
+            (eps, grid)
+        },
+    );
+    let warning = if !eps.is_finite() {
+        Some(format!(
+            "position epsilon is {eps} (non-finite coordinates); tangents are not smoothed"
+        ))
+    } else if eps > 0.0 && grid.is_none() {
+        Some(format!(
+            "position epsilon {eps} is too small for the coordinates' range; tangents are not smoothed"
+        ))
     } else {
-        if !eps.is_finite() {
-            warning = Some(format!(
-                "position epsilon is {eps} (non-finite coordinates); tangents are not smoothed"
-            ));
-        }
         None
     };
 

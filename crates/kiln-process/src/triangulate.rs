@@ -44,9 +44,7 @@ pub fn triangulate(scene: &mut Scene) -> Result<(), ProcessError> {
 }
 
 pub(crate) fn triangulate_unchecked(scene: &mut Scene) {
-    crate::each_mesh(&mut scene.meshes, |mesh| {
-        triangulate_mesh(mesh, &mut Scratch::default())
-    });
+    crate::each_mesh(&mut scene.meshes, triangulate_mesh);
 }
 
 #[derive(Default)]
@@ -83,52 +81,74 @@ impl NgonEncoder {
     }
 }
 
-fn triangulate_mesh(mesh: &mut Mesh, scratch: &mut Scratch) {
+/// Triangulates one mesh in two passes: the faces' triangles, in runs of faces on rayon's
+/// threads with the `parallel` feature (each face's triangles depend on that face alone),
+/// then, in face order, the NGON encoder (which depends on the triangle before) and the face
+/// sizes. The result is the same however the faces are split.
+fn triangulate_mesh(mesh: &mut Mesh) {
+    triangulate_in_runs(mesh, crate::runs_for(mesh.indices.len()));
+}
+
+/// [`triangulate_mesh`] with the faces split into `runs` runs.
+fn triangulate_in_runs(mesh: &mut Mesh, runs: usize) {
     if !mesh.face_sizes.iter().any(|&n| n > 3) {
         return;
     }
-    let out_faces: usize = mesh
-        .face_sizes
-        .iter()
-        .map(|&n| if n <= 3 { 1 } else { n as usize - 2 })
-        .sum();
-    let mut sizes = Vec::with_capacity(out_faces);
-    let mut indices = Vec::with_capacity(out_faces * 3);
+    let runs = face_runs(&mesh.face_sizes, runs);
+    let verts = &mesh.positions;
+    let (face_sizes, corners) = (&mesh.face_sizes, &mesh.indices);
+    let mut pieces = crate::par_map(&runs, |(faces, at)| {
+        let corners = &corners[at.clone()];
+        raw_triangles(verts, &face_sizes[faces.clone()], corners)
+    });
+    let (mut indices, ears) = if pieces.len() == 1 {
+        pieces.pop().unwrap_or_default()
+    } else {
+        let indices = pieces.iter().flat_map(|p| p.0.iter().copied()).collect();
+        let ears = pieces.iter().flat_map(|p| p.1.iter().copied()).collect();
+        (indices, ears)
+    };
+    let mut sizes = Vec::with_capacity(indices.len() / 3 + 1);
     let mut enc = NgonEncoder {
         last_first: u32::MAX,
     };
-    let verts = &mesh.positions;
-
-    // `check_meshes` has made the face sizes add up to the index count.
-    for face in mesh.faces() {
-        match face.len() {
-            0..=3 => {
-                sizes.push(face.len() as u32);
-                if let [a, b, c] = *face {
-                    let mut t = [a, b, c];
-                    enc.triangle(&mut t);
-                    indices.extend_from_slice(&t);
-                } else {
-                    indices.extend_from_slice(face);
-                }
+    let mut ears = ears.into_iter();
+    let mut at = 0usize;
+    let triangle = |at: usize, enc: &mut NgonEncoder, indices: &mut [u32]| {
+        if let Some(t) = indices.get_mut(at..at + 3) {
+            let mut tri = [t[0], t[1], t[2]];
+            enc.triangle(&mut tri);
+            t.copy_from_slice(&tri);
+        }
+    };
+    for &n in face_sizes {
+        match n {
+            0..=2 => {
+                sizes.push(n);
+                at += n as usize;
+            }
+            3 => {
+                sizes.push(3);
+                triangle(at, &mut enc, &mut indices);
+                at += 3;
             }
             4 => {
-                let s = quad_start(verts, face);
-                let v = |k: usize| face[(s + k) % 4];
-                let mut t1 = [v(0), v(1), v(2)];
-                let mut t2 = [v(0), v(2), v(3)];
-                enc.quad(&mut t1, &mut t2);
                 sizes.extend_from_slice(&[3, 3]);
-                indices.extend_from_slice(&t1);
-                indices.extend_from_slice(&t2);
+                if let Some(t) = indices.get_mut(at..at + 6) {
+                    let mut t1 = [t[0], t[1], t[2]];
+                    let mut t2 = [t[3], t[4], t[5]];
+                    enc.quad(&mut t1, &mut t2);
+                    t[..3].copy_from_slice(&t1);
+                    t[3..].copy_from_slice(&t2);
+                }
+                at += 6;
             }
             _ => {
-                ear_clip(verts, face, scratch);
-                for &[a, b, c] in &scratch.tris {
-                    let mut t = [face[a], face[b], face[c]];
-                    enc.triangle(&mut t);
-                    sizes.push(3);
-                    indices.extend_from_slice(&t);
+                let cut = ears.next().unwrap_or(0) as usize;
+                sizes.extend(core::iter::repeat_n(3, cut));
+                for _ in 0..cut {
+                    triangle(at, &mut enc, &mut indices);
+                    at += 3;
                 }
             }
         }
@@ -137,6 +157,64 @@ fn triangulate_mesh(mesh: &mut Mesh, scratch: &mut Scratch) {
     mesh.indices = indices;
     let bits = (mesh.primitive_types.0 | PrimitiveTypes::TRIANGLE) & !PrimitiveTypes::POLYGON;
     mesh.primitive_types = PrimitiveTypes(bits);
+}
+
+/// `runs` consecutive runs of faces with about as many corners each: (faces, corners) ranges.
+fn face_runs(
+    face_sizes: &[u32],
+    runs: usize,
+) -> Vec<(core::ops::Range<usize>, core::ops::Range<usize>)> {
+    let total: usize = face_sizes.iter().map(|&n| n as usize).sum();
+    let mut out = Vec::with_capacity(runs);
+    let (mut face, mut corner) = (0usize, 0usize);
+    for k in 1..=runs {
+        let goal = total * k / runs;
+        let (first_face, first_corner) = (face, corner);
+        while face < face_sizes.len() && (corner < goal || k == runs) {
+            corner += face_sizes[face] as usize;
+            face += 1;
+        }
+        if face > first_face {
+            out.push((first_face..face, first_corner..corner));
+        }
+    }
+    out
+}
+
+/// The triangles of `face_sizes` faces whose corners are `corners`, before the NGON encoder:
+/// points, lines and triangles as they are, quads split at [`quad_start`], larger polygons ear
+/// clipped; and for each polygon of more than 4 corners, how many triangles it gave.
+fn raw_triangles(verts: &[Vec3], face_sizes: &[u32], corners: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let out_faces: usize = face_sizes
+        .iter()
+        .map(|&n| if n <= 3 { 1 } else { n as usize - 2 })
+        .sum();
+    let mut indices = Vec::with_capacity(out_faces * 3);
+    let mut ears = Vec::new();
+    let mut scratch = Scratch::default();
+    let mut at = 0usize;
+    for &n in face_sizes {
+        let Some(face) = corners.get(at..at + n as usize) else {
+            break;
+        };
+        at += n as usize;
+        match face.len() {
+            0..=3 => indices.extend_from_slice(face),
+            4 => {
+                let s = quad_start(verts, face);
+                let v = |k: usize| face[(s + k) % 4];
+                indices.extend_from_slice(&[v(0), v(1), v(2), v(0), v(2), v(3)]);
+            }
+            _ => {
+                ear_clip(verts, face, &mut scratch);
+                for &[a, b, c] in &scratch.tris {
+                    indices.extend_from_slice(&[face[a], face[b], face[c]]);
+                }
+                ears.push(scratch.tris.len() as u32);
+            }
+        }
+    }
+    (indices, ears)
 }
 
 /// The corner a quad is fanned from: the first whose angles to its neighbours, measured from the
@@ -723,6 +801,42 @@ mod tests {
         let pt = s.meshes[0].primitive_types;
         assert!(pt.contains(PrimitiveTypes::POINT) && pt.contains(PrimitiveTypes::LINE));
         assert!(!pt.contains(PrimitiveTypes::POLYGON));
+    }
+
+    #[test]
+    fn any_split_into_runs_gives_the_same_triangles() {
+        // Faces of 1 to 8 corners over a pool of 24 shared positions: the NGON encoder rotates
+        // across faces (and across the runs' seams), polygons ear clip, some fail part-way.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % m
+        };
+        let pts: Vec<[f32; 3]> = (0..24)
+            .map(|_| [next(9) as f32, next(9) as f32, next(3) as f32 * 0.5])
+            .collect();
+        let faces: Vec<Vec<u32>> = (0..400)
+            .map(|_| {
+                let n = 1 + next(8);
+                (0..n).map(|_| next(24) as u32).collect()
+            })
+            .collect();
+        let faces: Vec<&[u32]> = faces.iter().map(|f| &f[..]).collect();
+        let one = {
+            let mut s = mesh(&pts, &faces);
+            triangulate_in_runs(&mut s.meshes[0], 1);
+            s.meshes.remove(0)
+        };
+        assert!(one.face_sizes.iter().filter(|&&n| n == 3).count() > 800);
+        for runs in 2..=7 {
+            let mut s = mesh(&pts, &faces);
+            triangulate_in_runs(&mut s.meshes[0], runs);
+            let m = &s.meshes[0];
+            assert_eq!(m.face_sizes, one.face_sizes, "{runs} runs");
+            assert_eq!(m.indices, one.indices, "{runs} runs");
+        }
     }
 
     #[test]
