@@ -160,9 +160,8 @@ pub fn extract_clips(
     extracted: &Extracted,
     options: &ClipOptions,
 ) -> Vec<Result<ExtractedClip, ClipError>> {
-    (0..scene.animations.len())
-        .map(|i| extract_clip(scene, extracted, i, options))
-        .collect()
+    let indices: Vec<usize> = (0..scene.animations.len()).collect();
+    crate::par_map(&indices, |&i| extract_clip(scene, extracted, i, options))
 }
 
 /// The clip of animation `index` of `scene` (an index past the animations reads as an empty
@@ -274,11 +273,17 @@ pub fn extract_clip(
         channel_of_node.insert(node, prepared);
     }
 
-    let mut tracks = Vec::with_capacity(bones);
-    // Bones without a channel whose bind transform has shear: their tracks hold its nearest
-    // decomposition, which the warning below names.
-    let mut sheared: Vec<&str> = Vec::new();
-    for (bone, source) in extracted.model.bones.iter().zip(&extracted.bone_sources) {
+    // One task per bone with the `parallel` feature (a track reads its own channel only);
+    // each gives its track and, for a bone without a channel whose bind transform has shear
+    // (its track holds the nearest decomposition), the name the warning below gives.
+    let bone_sources: Vec<_> = extracted
+        .model
+        .bones
+        .iter()
+        .zip(&extracted.bone_sources)
+        .collect();
+    let sampled = crate::par_map(&bone_sources, |&(bone, source)| {
+        let mut sheared = None;
         let (bind, channel, node) = match *source {
             BoneSource::Node(id) => {
                 let node = scene.nodes.get(id);
@@ -291,7 +296,7 @@ pub fn extract_clip(
         match channel {
             None => {
                 if let Some(n) = node.filter(|_| !bind.exact) {
-                    sheared.push(n.name.as_str());
+                    sheared = Some(n.name.as_str());
                 }
                 let kf = bind.keyframe(0.0);
                 keyframes.extend((0..frame_count).map(|i| Keyframe {
@@ -315,10 +320,17 @@ pub fn extract_clip(
                 }
             }
         }
-        tracks.push(Track {
+        let track = Track {
             bone_name: bone.name.clone(),
             keyframes,
-        });
+        };
+        (track, sheared)
+    });
+    let mut tracks = Vec::with_capacity(bones);
+    let mut sheared: Vec<&str> = Vec::new();
+    for (track, shear) in sampled {
+        tracks.push(track);
+        sheared.extend(shear);
     }
     if !sheared.is_empty() {
         warnings.push(warning(
