@@ -68,8 +68,57 @@ pub fn write_mesh_to(model: &Model, out: &mut impl std::io::Write) -> std::io::R
     sink.finish()
 }
 
+/// What [`write_mesh_with`] hands its caller to write a piece of a part's vertices with.
+#[cfg(all(feature = "write", feature = "std"))]
+pub type PutVertices<'a> = dyn FnMut(&[Vertex]) + Send + 'a;
+
+/// [`write_mesh_to`] of a model whose parts' vertices are not in it: part `k` has
+/// `vertex_counts[k]` vertices (its own list is not read), which `vertices(k, put)` hands
+/// over in order, in as many pieces as it likes, by calling `put` with each; whatever it
+/// hands over past or short of the count is the caller's fault, not checked here. So a
+/// writer can build a part's vertices run by run into one buffer instead of all at once
+/// (`put` may be called from another thread, building the next run beside it).
+///
+/// # Panics
+/// As [`write_mesh`], and when `vertex_counts` has fewer entries than the model has parts.
+#[cfg(all(feature = "write", feature = "std"))]
+pub fn write_mesh_with(
+    model: &Model,
+    vertex_counts: &[usize],
+    vertices: &mut dyn FnMut(usize, &mut PutVertices<'_>),
+    out: &mut (impl std::io::Write + Send),
+) -> std::io::Result<()> {
+    let mut sink = crate::sink::IoSink::new(out);
+    emit_mesh_with(
+        model,
+        &mut sink,
+        |k| vertex_counts[k],
+        |k, sink| {
+            vertices(k, &mut |piece| put_words(sink, piece));
+        },
+    );
+    sink.finish()
+}
+
 #[cfg(feature = "write")]
 fn emit_mesh(model: &Model, out: &mut impl Sink) {
+    emit_mesh_with(
+        model,
+        out,
+        |k| model.meshes[k].vertices.len(),
+        |k, out| put_words(out, &model.meshes[k].vertices),
+    );
+}
+
+/// The layout, with part `k`'s vertex count from `count(k)` and its vertices put by
+/// `vertices(k, out)`.
+#[cfg(feature = "write")]
+fn emit_mesh_with<S: Sink>(
+    model: &Model,
+    out: &mut S,
+    count: impl Fn(usize) -> usize,
+    mut vertices: impl FnMut(usize, &mut S),
+) {
     put_count(out, model.bones.len());
     for bone in &model.bones {
         put_i32(out, bone.index);
@@ -78,10 +127,10 @@ fn emit_mesh(model: &Model, out: &mut impl Sink) {
         put_words(out, &bone.transform[..]);
     }
     put_count(out, model.meshes.len());
-    for mesh in &model.meshes {
+    for (k, mesh) in model.meshes.iter().enumerate() {
         put_str(out, &mesh.name);
-        put_count(out, mesh.vertices.len());
-        put_words(out, &mesh.vertices);
+        put_count(out, count(k));
+        vertices(k, out);
         put_count(out, mesh.indices.len());
         put_words(out, &mesh.indices);
         put_i32(out, mesh.bone_index);

@@ -549,6 +549,30 @@ proptest! {
         prop_assert_eq!(write_mesh(&back), bytes);
     }
 
+    /// The writer handed each part's vertices in pieces (of any sizes, the part's own list
+    /// left empty) writes `write_mesh`'s bytes.
+    #[test]
+    fn mesh_written_from_pieces_is_the_whole_one(model in any_model(), piece in 1usize..5) {
+        let counts: Vec<usize> = model.meshes.iter().map(|m| m.vertices.len()).collect();
+        let mut lean = model.clone();
+        for part in &mut lean.meshes {
+            part.vertices.clear();
+        }
+        let mut bytes = Vec::new();
+        kiln_format::classic::write_mesh_with(
+            &lean,
+            &counts,
+            &mut |k, put| {
+                for run in model.meshes[k].vertices.chunks(piece) {
+                    put(run);
+                }
+            },
+            &mut bytes,
+        )
+        .unwrap();
+        prop_assert_eq!(bytes, write_mesh(&model));
+    }
+
     #[test]
     fn clip_round_trip(clip in any_clip()) {
         let bytes = write_clip(&clip);
