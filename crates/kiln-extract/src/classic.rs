@@ -11,7 +11,7 @@
 
 use alloc::vec::Vec;
 
-use kiln_format::{Clip, Model};
+use kiln_format::{Clip, Model, Vertex};
 
 use crate::extract::{HELPER_RIGID, HELPER_SKIN};
 
@@ -48,8 +48,9 @@ fn helper_flags(model: &Model) -> Option<Vec<bool>> {
 }
 
 /// For each bone, its index in the classic bone list (a helper: its node's), when the model
-/// has helper bones.
-fn classic_indices(model: &Model) -> Option<Vec<usize>> {
+/// has helper bones: what [`classic_model`] renumbers by, for a writer that builds the
+/// vertices itself ([`classic_vertex`]).
+pub fn classic_bone_map(model: &Model) -> Option<Vec<usize>> {
     let helper = helper_flags(model)?;
     let mut map = Vec::with_capacity(model.bones.len());
     let mut next = 0usize;
@@ -70,7 +71,7 @@ fn classic_indices(model: &Model) -> Option<Vec<usize>> {
 /// (weights of one vertex on a bone and its helper added up); `None` when it has none, the
 /// count of helper bones left out otherwise.
 pub fn classic_model(model: &Model) -> Option<(Model, usize)> {
-    let map = classic_indices(model)?;
+    let map = classic_bone_map(model)?;
     let mut out = Model {
         bones: Vec::new(),
         meshes: model.meshes.clone(),
@@ -84,37 +85,48 @@ pub fn classic_model(model: &Model) -> Option<(Model, usize)> {
         b.parent = usize::try_from(b.parent).map_or(-1, |p| map[p] as i32);
         out.bones.push(b);
     }
-    let remap = |i: f32| -> usize { map.get(i as usize).copied().unwrap_or(0) };
     for part in &mut out.meshes {
         part.bone_index = usize::try_from(part.bone_index).map_or(part.bone_index, |b| {
             map.get(b).map_or(part.bone_index, |&m| m as i32)
         });
         for v in &mut part.vertices {
-            let mut slots: Vec<(usize, f32)> = Vec::with_capacity(4);
-            for (&i, &w) in v.blend_indices.iter().zip(&v.blend_weights) {
-                if w <= 0.0 {
-                    continue;
-                }
-                let j = remap(i);
-                match slots.iter_mut().find(|s| s.0 == j) {
-                    Some(s) => s.1 += w,
-                    None => slots.push((j, w)),
-                }
-            }
-            // By weight, then the lower index, as extraction orders them.
-            slots.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            let mut indices = [0f32; 4];
-            let mut weights = [0f32; 4];
-            for (k, (j, w)) in slots.into_iter().enumerate().take(4) {
-                indices[k] = j as f32;
-                weights[k] = w;
-            }
-            v.blend_indices = indices;
-            v.blend_weights = weights;
+            classic_vertex(v, &map);
         }
     }
     let left_out = model.bones.len() - out.bones.len();
     Some((out, left_out))
+}
+
+/// A vertex of the model with its bones renumbered by `map` ([`classic_bone_map`]): the
+/// weights of bones that map to the same classic bone summed, the four kept by weight, then
+/// the lower index, as extraction orders them (what [`classic_model`] does to every vertex).
+pub fn classic_vertex(v: &mut Vertex, map: &[usize]) {
+    let remap = |i: f32| -> usize { map.get(i as usize).copied().unwrap_or(0) };
+    let mut slots: [(usize, f32); 4] = [(0, 0.0); 4];
+    let mut len = 0;
+    for (&i, &w) in v.blend_indices.iter().zip(&v.blend_weights) {
+        if w <= 0.0 {
+            continue;
+        }
+        let j = remap(i);
+        match slots[..len].iter_mut().find(|s| s.0 == j) {
+            Some(s) => s.1 += w,
+            None => {
+                slots[len] = (j, w);
+                len += 1;
+            }
+        }
+    }
+    let slots = &mut slots[..len];
+    slots.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut indices = [0f32; 4];
+    let mut weights = [0f32; 4];
+    for (k, &(j, w)) in slots.iter().enumerate() {
+        indices[k] = j as f32;
+        weights[k] = w;
+    }
+    v.blend_indices = indices;
+    v.blend_weights = weights;
 }
 
 /// `clip` for the classic bone list of `model` (its helper bones' tracks, which follow the

@@ -120,7 +120,7 @@ pub struct ExtractedMaterial {
 /// Converts a scene that `kiln-process` has made left-handed and triangulated.
 pub fn extract(scene: &Scene) -> Extracted {
     let mut out = Extracted::default();
-    extract_skeleton(scene, Meshes::Borrowed(&scene.meshes), &mut out);
+    extract_skeleton(scene, Meshes::Borrowed(&scene.meshes), &mut out, false);
     out.materials = scene.materials.iter().map(extract_material).collect();
     out
 }
@@ -141,9 +141,32 @@ pub fn extract_taking_meshes(scene: &mut Scene) -> Extracted {
         m.uv_channels.truncate(1);
     }
     let mut out = Extracted::default();
-    extract_skeleton(scene, Meshes::Owned(meshes), &mut out);
+    extract_skeleton(scene, Meshes::Owned(meshes), &mut out, false);
     out.materials = scene.materials.iter().map(extract_material).collect();
     out
+}
+
+/// [`extract_taking_meshes`], but the parts' vertices are not built: every part of the
+/// result has an empty vertex list, and what would fill it comes back beside it, for a
+/// writer that streams the vertices out (`kiln convert`'s classic `.mesh`) instead of holding
+/// them all (57 MB at 400k triangles) while the scene's meshes are still held. Everything
+/// else (bones, indices, morph targets, offsets, materials, warnings) is
+/// [`extract_taking_meshes`]'s.
+pub fn extract_pending(scene: &mut Scene) -> (Extracted, PendingVertices) {
+    let mut meshes = core::mem::take(&mut scene.meshes);
+    for m in &mut meshes {
+        m.bitangents = Vec::new();
+        m.color_channels = Vec::new();
+        m.uv_channels.truncate(1);
+    }
+    let mut out = Extracted::default();
+    let pending = extract_skeleton(scene, Meshes::Owned(meshes), &mut out, true);
+    out.materials = scene.materials.iter().map(extract_material).collect();
+    let pending = pending.unwrap_or(PendingVertices {
+        meshes: Vec::new(),
+        parts: Vec::new(),
+    });
+    (out, pending)
 }
 
 /// One part to be written: a mesh of a node, its triangles and its per-vertex influences.
@@ -252,8 +275,14 @@ impl Meshes<'_> {
     }
 }
 
-/// The skeleton and the parts.
-fn extract_skeleton(scene: &Scene, mut meshes: Meshes<'_>, out: &mut Extracted) {
+/// The skeleton and the parts; with `defer` and owned meshes, the parts without their
+/// vertices and what builds them.
+fn extract_skeleton(
+    scene: &Scene,
+    mut meshes: Meshes<'_>,
+    out: &mut Extracted,
+    defer: bool,
+) -> Option<PendingVertices> {
     let order = scene.depth_first();
     // Bone index of each node id.
     let mut bone_of = alloc::vec![-1i32; scene.nodes.len()];
@@ -414,6 +443,30 @@ fn extract_skeleton(scene: &Scene, mut meshes: Meshes<'_>, out: &mut Extracted) 
         };
         lowered.push((plan, rigid, influences));
     }
+    if defer && let Meshes::Owned(owned) = meshes {
+        let targets = crate::par_map(&plans, |plan| morph_targets(&owned[plan.mesh]));
+        let bound: Vec<_> = lowered
+            .into_iter()
+            .map(|(_, rigid, influences)| (rigid, influences))
+            .collect();
+        let mut parts = Vec::with_capacity(plans.len());
+        for ((plan, (rigid, influences)), morph_targets) in
+            plans.into_iter().zip(bound).zip(targets)
+        {
+            parts.push(PendingPart {
+                mesh: plan.mesh,
+                rigid,
+                influences,
+            });
+            let bone = slots.bone_of[plan.node];
+            push_part(out, scene, plan, Vec::new(), morph_targets, bone);
+        }
+        push_offsets_and_helpers(out, scene, &order, &slots, &globals);
+        return Some(PendingVertices {
+            meshes: owned,
+            parts,
+        });
+    }
     // A mesh only one part uses goes to that part's task, which frees it with its vertices
     // built; the others are read in place.
     let mut owned = meshes.owned();
@@ -442,19 +495,41 @@ fn extract_skeleton(scene: &Scene, mut meshes: Meshes<'_>, out: &mut Extracted) 
         )
     });
     for (plan, (vertices, morph_targets)) in plans.into_iter().zip(vertices) {
-        let node = &scene.nodes[plan.node];
-        out.part_meshes.push(plan.mesh);
-        out.model.meshes.push(MeshPart {
-            name: node.name.clone(),
-            vertices,
-            indices: plan.indices,
-            bone_index: slots.bone_of[plan.node],
-            material_name: plan.material_name,
-            morph_targets,
-        });
+        let bone = slots.bone_of[plan.node];
+        push_part(out, scene, plan, vertices, morph_targets, bone);
     }
+    push_offsets_and_helpers(out, scene, &order, &slots, &globals);
+    None
+}
 
-    // Offsets of the node bones, then the helper bones.
+/// Appends the part of `plan` to the model.
+fn push_part(
+    out: &mut Extracted,
+    scene: &Scene,
+    plan: PartPlan,
+    vertices: Vec<Vertex>,
+    morph_targets: Vec<kiln_format::MorphTarget>,
+    bone_index: i32,
+) {
+    out.part_meshes.push(plan.mesh);
+    out.model.meshes.push(MeshPart {
+        name: scene.nodes[plan.node].name.clone(),
+        vertices,
+        indices: plan.indices,
+        bone_index,
+        material_name: plan.material_name,
+        morph_targets,
+    });
+}
+
+/// The offsets of the node bones, then the helper bones with theirs.
+fn push_offsets_and_helpers(
+    out: &mut Extracted,
+    scene: &Scene,
+    order: &[NodeId],
+    slots: &Slots,
+    globals: &[Mat4],
+) {
     out.offsets = order
         .iter()
         .map(|&id| slots.node_offset[id].map(|o| o.to_cols_array()))
@@ -581,37 +656,122 @@ fn mesh_vertices(
     rigid_bone: i32,
     influences: Option<&[[(i32, f32); 4]]>,
 ) -> Vec<Vertex> {
-    let uv = mesh.uv_channels.first();
-    let rigid = ([rigid_bone as f32, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]);
     // One pass: each vertex is written once, its weights with it (a second pass over the
     // 76-byte vertices for the weights read and wrote the whole array again); in runs on
     // rayon's threads with the `parallel` feature, so that one large part is not one thread's.
     crate::par_collect(mesh.positions.len(), |i| {
-        let p = &mesh.positions[i];
-        let (blend_indices, blend_weights) = match influences.and_then(|inf| inf.get(i)) {
-            Some(slots) if is_weighted(slots) => {
-                let total: f32 = slots.iter().map(|s| s.1).sum();
-                let mut indices = [0.0; 4];
-                let mut weights = [0.0; 4];
-                for (k, &(b, w)) in slots.iter().enumerate() {
-                    indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
-                    weights[k] = w / total;
-                }
-                (indices, weights)
-            }
-            _ => rigid,
-        };
-        Vertex {
-            position: p.to_array(),
-            uv: uv
-                .and_then(|c| c.coords.get(i))
-                .map_or([0.0; 2], |t| [t.x, t.y]),
-            normal: v3(mesh.normals.get(i)),
-            tangent: v3(mesh.tangents.get(i)),
-            blend_indices,
-            blend_weights,
-        }
+        vertex(mesh, i, rigid_bone, influences)
     })
+}
+
+/// Vertex `i` of a part made from `mesh`: its weights from `influences` (renormalised), or
+/// bound with weight 1 to `rigid_bone` where nothing weights it.
+fn vertex(
+    mesh: &kiln_scene::Mesh,
+    i: usize,
+    rigid_bone: i32,
+    influences: Option<&[[(i32, f32); 4]]>,
+) -> Vertex {
+    let (blend_indices, blend_weights) = match influences.and_then(|inf| inf.get(i)) {
+        Some(slots) if is_weighted(slots) => {
+            let total: f32 = slots.iter().map(|s| s.1).sum();
+            let mut indices = [0.0; 4];
+            let mut weights = [0.0; 4];
+            for (k, &(b, w)) in slots.iter().enumerate() {
+                indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
+                weights[k] = w / total;
+            }
+            (indices, weights)
+        }
+        _ => ([rigid_bone as f32, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]),
+    };
+    Vertex {
+        position: v3(mesh.positions.get(i)),
+        uv: mesh
+            .uv_channels
+            .first()
+            .and_then(|c| c.coords.get(i))
+            .map_or([0.0; 2], |t| [t.x, t.y]),
+        normal: v3(mesh.normals.get(i)),
+        tangent: v3(mesh.tangents.get(i)),
+        blend_indices,
+        blend_weights,
+    }
+}
+
+/// The parts' vertices of an extraction not built yet ([`extract_pending`]): the scene's
+/// meshes (what the parts read of them) and each part's rigid bone and skin influences, from
+/// which any run of a part's vertices is built on demand, as [`extract()`] builds them. A
+/// writer streams a part's vertices out in runs without the whole array in memory
+/// ([`PendingVertices::fill`]), then [`PendingVertices::release`]s what the part held.
+#[derive(Debug)]
+pub struct PendingVertices {
+    meshes: Vec<kiln_scene::Mesh>,
+    parts: Vec<PendingPart>,
+}
+
+#[derive(Debug)]
+struct PendingPart {
+    mesh: usize,
+    rigid: i32,
+    influences: Option<Vec<[(i32, f32); 4]>>,
+}
+
+impl PendingVertices {
+    /// Parts, as in the extraction's [`Model::meshes`](kiln_format::Model::meshes).
+    pub fn parts(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Vertices of part `part` (0 past the parts or once released).
+    pub fn len(&self, part: usize) -> usize {
+        self.parts
+            .get(part)
+            .and_then(|p| self.meshes.get(p.mesh))
+            .map_or(0, |m| m.positions.len())
+    }
+
+    /// Vertices of all parts.
+    pub fn total(&self) -> usize {
+        (0..self.parts.len()).map(|k| self.len(k)).sum()
+    }
+
+    /// Whether no part has a vertex.
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+
+    /// Writes vertices `start..start + out.len()` of part `part` into `out`, as [`extract()`]
+    /// gives them (on rayon's threads with the `parallel` feature); a vertex past the part
+    /// is left as it is.
+    pub fn fill(&self, part: usize, start: usize, out: &mut [Vertex]) {
+        let Some(p) = self.parts.get(part) else {
+            return;
+        };
+        let Some(mesh) = self.meshes.get(p.mesh) else {
+            return;
+        };
+        let n = mesh.positions.len().saturating_sub(start).min(out.len());
+        let influences = p.influences.as_deref();
+        crate::par_fill(&mut out[..n], |i| {
+            vertex(mesh, start + i, p.rigid, influences)
+        });
+    }
+
+    /// Frees what part `part` holds: its influences, and its mesh's arrays when no later part
+    /// reads that mesh.
+    pub fn release(&mut self, part: usize) {
+        let Some(p) = self.parts.get_mut(part) else {
+            return;
+        };
+        p.influences = None;
+        let mesh = p.mesh;
+        if !self.parts[part + 1..].iter().any(|q| q.mesh == mesh)
+            && let Some(m) = self.meshes.get_mut(mesh)
+        {
+            *m = kiln_scene::Mesh::default();
+        }
+    }
 }
 
 /// Inserts into a top-4 list sorted by weight descending, then bone index ascending.
@@ -897,6 +1057,40 @@ mod tests {
             let e2 = extract_taking_meshes(&mut taken);
             assert!(taken.meshes.is_empty());
             assert_eq!(format!("{e:?}"), format!("{e2:?}"));
+        }
+    }
+
+    /// Deferred vertices, built part by part in runs of any length with each part released
+    /// once out (a mesh two nodes draw is kept for the second), give the taken extraction.
+    #[test]
+    fn pending_vertices_filled_and_released_in_turn_give_the_same_extraction() {
+        for mut s in [scene(), skinned_scene()] {
+            // Mesh 0 drawn twice, with a part of another mesh after its first use.
+            s.nodes[0].meshes.push(0);
+            let last = s.nodes.len() - 1;
+            s.nodes[last].meshes.push(0);
+            let mut taken = s.clone();
+            let want = extract_taking_meshes(&mut taken);
+            let users = want.part_meshes.iter().filter(|&&m| m == 0).count();
+            assert!(users >= 2 && want.part_meshes.iter().any(|&m| m != 0));
+            for run in [1, 2, 3, 1000] {
+                let mut deferred = s.clone();
+                let (mut got, mut pending) = extract_pending(&mut deferred);
+                assert!(deferred.meshes.is_empty());
+                assert_eq!(pending.parts(), got.model.meshes.len());
+                for (k, part) in got.model.meshes.iter_mut().enumerate() {
+                    assert!(part.vertices.is_empty());
+                    let n = pending.len(k);
+                    part.vertices = vec![Vertex::default(); n];
+                    for start in (0..n).step_by(run) {
+                        let end = (start + run).min(n);
+                        pending.fill(k, start, &mut part.vertices[start..end]);
+                    }
+                    pending.release(k);
+                }
+                assert!(pending.is_empty());
+                assert_eq!(format!("{want:?}"), format!("{got:?}"), "runs of {run}");
+            }
         }
     }
 
