@@ -35,7 +35,7 @@ use crate::encode::{
     Layout, MeshStream, OutputFile, encode_parts_taking_vertices, mesh_file_name, mesh_file_name_of,
 };
 use crate::error::{Error, Result};
-use crate::load::{Files, InputFormat, Loaded, TextureSource, import_bytes, process_scene};
+use crate::load::{Files, InputFormat, Loaded, TextureSource, import_bytes, process_scene_with};
 use crate::manifest::{
     InputRecord, Manifest, OptionsRecord, OutputKind, OutputRecord, SUFFIX, content_hash, hex,
 };
@@ -823,7 +823,10 @@ struct Texture {
 
 /// A model loaded and its textures read, waiting for its turn to commit.
 struct Prepared {
+    /// The model; for a classic `.mesh`, its parts without their vertices, which `pending`
+    /// builds as the mesh is written.
     loaded: Loaded,
+    pending: Option<kiln_extract::PendingVertices>,
     textures: Vec<Texture>,
     warnings: Vec<Warning>,
     recorder: Recorder,
@@ -1004,7 +1007,10 @@ fn prepare(
     }
     let scene = import_bytes(&path, &bytes, format, &mut recorder)?;
     drop(bytes);
-    let mut loaded = process_scene(scene, &path, &options.convert.load)?;
+    // A classic `.mesh` is written straight from the scene's arrays, its vertices built as
+    // they go out: no vertex array of the whole model beside the scene.
+    let defer = options.convert.encode.layout == Layout::Classic;
+    let (mut loaded, pending) = process_scene_with(scene, &path, &options.convert.load, defer)?;
     // Outputs are named after the job's stem (standard input: `--name`).
     loaded.name = job.name();
     let mut warnings = std::mem::take(&mut loaded.warnings);
@@ -1057,6 +1063,7 @@ fn prepare(
     }
     Ok(Step::Convert(Box::new(Prepared {
         loaded,
+        pending,
         textures,
         warnings,
         recorder,
@@ -1230,6 +1237,7 @@ fn commit(
 ) -> Result<()> {
     let Prepared {
         mut loaded,
+        mut pending,
         textures,
         mut warnings,
         recorder,
@@ -1310,7 +1318,10 @@ fn commit(
     }
 
     // The counts for the summary, before the kiln layout's encoding frees the vertices.
-    let summary = Summary::of(&loaded, 0.0);
+    let mut summary = Summary::of(&loaded, 0.0);
+    if let Some(p) = &pending {
+        summary.vertices = p.total();
+    }
     let (encoded, mesh) = encode_parts_taking_vertices(&mut loaded, &options.convert.encode)
         .map_err(|e| e.with_path(&me))?;
     // The loader's warnings were taken into `warnings` when the model was prepared.
@@ -1396,7 +1407,10 @@ fn commit(
                 hash: xxhash_rust::xxh3::Xxh3::new(),
                 len: 0,
             };
-            mesh.write_to(&loaded, &mut w)?;
+            match &mut pending {
+                Some(p) => mesh.write_pending_to(&loaded, p, &mut w)?,
+                None => mesh.write_to(&loaded, &mut w)?,
+            }
             w.flush()?;
             digest = (w.len, w.hash.digest128());
             Ok(())

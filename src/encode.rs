@@ -90,6 +90,69 @@ impl MeshStream {
         }
     }
 
+    /// [`MeshStream::write_to`] of a classic mesh whose parts' vertices `pending` builds
+    /// (`loaded.model`'s parts have none): each part's vertices are built a run at a time into
+    /// one buffer and written, and what the part held is freed once it is out. A kiln-layout
+    /// stream has its vertices; it is written as it is.
+    pub(crate) fn write_pending_to(
+        &self,
+        loaded: &Loaded,
+        pending: &mut kiln_extract::PendingVertices,
+        out: &mut (impl std::io::Write + Send),
+    ) -> std::io::Result<()> {
+        let MeshStream::Classic(m) = self else {
+            return self.write_to(loaded, out);
+        };
+        // Vertices per run: 4.9 MB, each written (and hashed) in one piece.
+        const RUN: usize = 1 << 16;
+        let model = m.as_ref().unwrap_or(&loaded.model);
+        // The classic bone list's numbers, where helper bones were left out of it.
+        let map = kiln_extract::classic_bone_map(&loaded.model);
+        let counts: Vec<usize> = (0..pending.parts()).map(|k| pending.len(k)).collect();
+        let longest = counts.iter().copied().max().unwrap_or(0);
+        // Two buffers: the next run is built while the last one is written.
+        let mut ready = vec![kiln_format::Vertex::default(); RUN.min(longest)];
+        let mut next = ready.clone();
+        let build = |pending: &kiln_extract::PendingVertices,
+                     k: usize,
+                     start: usize,
+                     run: &mut [kiln_format::Vertex]| {
+            pending.fill(k, start, run);
+            if let Some(map) = &map {
+                run.iter_mut()
+                    .for_each(|v| kiln_extract::classic_vertex(v, map));
+            }
+        };
+        kiln_format::classic::write_mesh_with(
+            model,
+            &counts,
+            &mut |k, put| {
+                let n = counts[k];
+                let len = |start: usize| RUN.min(n - start);
+                if n > 0 {
+                    build(pending, k, 0, &mut ready[..len(0)]);
+                }
+                let mut start = 0;
+                while start < n {
+                    let after = start + len(start);
+                    if after >= n {
+                        put(&ready[..len(start)]);
+                        break;
+                    }
+                    let shared: &kiln_extract::PendingVertices = pending;
+                    rayon::join(
+                        || put(&ready[..len(start)]),
+                        || build(shared, k, after, &mut next[..len(after)]),
+                    );
+                    std::mem::swap(&mut ready, &mut next);
+                    start = after;
+                }
+                pending.release(k);
+            },
+            out,
+        )
+    }
+
     /// The mesh's bytes, as [`MeshStream::write_to`] writes them.
     fn into_bytes(self, loaded: &Loaded) -> Vec<u8> {
         match self {
@@ -282,4 +345,105 @@ fn encode_parts_from(
         });
     }
     Ok((Encoded { files, warnings }, mesh))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{LoadOptions, process_scene_with};
+    use kiln_scene::{Mesh, Node, Scene, Vec3};
+    use std::path::Path;
+
+    /// The classic `.mesh` `kiln convert` streams from the scene's arrays (the vertices built
+    /// a run at a time) is the one written from the whole model.
+    fn streams_the_same_bytes(scene: Scene) -> Vec<kiln_scene::Warning> {
+        let path = Path::new("model.fbx");
+        let load = LoadOptions::default();
+        let (whole, none) = process_scene_with(scene.clone(), path, &load, false).unwrap();
+        assert!(none.is_none());
+        let (lean, pending) = process_scene_with(scene, path, &load, true).unwrap();
+        let mut pending = pending.unwrap();
+        assert!(!whole.model.meshes.is_empty());
+        assert!(lean.model.meshes.iter().all(|m| m.vertices.is_empty()));
+        let counts: Vec<usize> = whole
+            .model
+            .meshes
+            .iter()
+            .map(|m| m.vertices.len())
+            .collect();
+        assert_eq!(
+            (0..pending.parts())
+                .map(|k| pending.len(k))
+                .collect::<Vec<_>>(),
+            counts
+        );
+        let options = EncodeOptions {
+            layout: Layout::Classic,
+            ..EncodeOptions::default()
+        };
+        let (encoded_whole, mesh_whole) = encode_parts(&whole, &options).unwrap();
+        let (encoded_lean, mesh_lean) = encode_parts(&lean, &options).unwrap();
+        assert_eq!(encoded_lean.files, encoded_whole.files);
+        let mut want = Vec::new();
+        mesh_whole.write_to(&whole, &mut want).unwrap();
+        let mut got = Vec::new();
+        mesh_lean
+            .write_pending_to(&lean, &mut pending, &mut got)
+            .unwrap();
+        assert_eq!(got.len(), want.len());
+        assert!(got == want, "the streamed .mesh differs");
+        // Every part released as it went out.
+        assert!(pending.is_empty());
+        encoded_whole.warnings
+    }
+
+    #[test]
+    fn a_streamed_mesh_with_shared_meshes_helper_bones_and_targets_is_the_whole_ones() {
+        let mut scene = kiln_testkit::fixtures::morph::morph_tube();
+        // The skinned mesh drawn again by a second node: two parts read one mesh.
+        let copy = scene.add_child(0, Node::new("copy"));
+        scene.nodes[copy].meshes.push(0);
+        // A rigid prop on a bone the skin gives an offset: a rigid helper bone, left out of
+        // the classic file, its vertices bound to the bone itself.
+        let bone = scene
+            .nodes
+            .iter()
+            .position(|n| {
+                scene.meshes[0]
+                    .bones
+                    .iter()
+                    .skip(1)
+                    .any(|b| b.name == n.name)
+            })
+            .unwrap();
+        let mut prop = Mesh {
+            name: "prop".into(),
+            positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+            normals: vec![Vec3::Z; 3],
+            ..Mesh::default()
+        };
+        prop.push_face(&[0, 1, 2]);
+        prop.update_primitive_types();
+        scene.meshes.push(prop);
+        scene.nodes[bone].meshes.push(scene.meshes.len() - 1);
+        let warnings = streams_the_same_bytes(scene);
+        let codes: Vec<&str> = warnings.iter().map(|w| w.code).collect();
+        assert!(codes.contains(&codes::CLASSIC_HELPER_BONES), "{codes:?}");
+        assert!(codes.contains(&codes::CLASSIC_MORPH_DROPPED), "{codes:?}");
+    }
+
+    #[test]
+    fn a_part_longer_than_a_run_streams_the_same_bytes() {
+        let (bytes, _) = kiln_testkit::fixtures::export_like::export_like_fbx(
+            kiln_testkit::fixtures::export_like::ExportSpec {
+                materials: 1,
+                ..kiln_testkit::fixtures::export_like::ExportSpec::triangles(40_000)
+            },
+        );
+        let scene = kiln_fbx_scene::import(&bytes).unwrap();
+        assert_eq!(scene.meshes.len(), 1);
+        // Two runs of the double buffer at least.
+        assert!(scene.meshes[0].positions.len() > 1 << 16);
+        streams_the_same_bytes(scene);
+    }
 }

@@ -14,7 +14,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use kiln_extract::{
-    ClipOptions, clip_file_names, extract_clips, extract_taking_meshes, texture_file_name,
+    ClipOptions, clip_file_names, extract_clips, extract_pending, extract_taking_meshes,
+    texture_file_name,
 };
 use kiln_format::kiln::{ClipView, FileType, MeshView};
 use kiln_format::{Clip, IDENTITY, MaterialData, Matrix, Model};
@@ -508,27 +509,55 @@ fn load_model(path: &Path, options: &LoadOptions) -> Result<Loaded> {
 ///
 /// With `pre_transform`, a model's animations cannot be kept (the nodes they move are baked
 /// into the vertices): that is a warning ([`codes::CLIPS_DROPPED_STATIC`]), not silence.
-pub fn process_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Result<Loaded> {
+pub fn process_scene(scene: Scene, path: &Path, options: &LoadOptions) -> Result<Loaded> {
+    process_scene_with(scene, path, options, false).map(|(loaded, _)| loaded)
+}
+
+/// [`process_scene`]; with `defer`, the parts' vertices are left out of `loaded.model` (each
+/// part's list empty) and what builds them comes beside it
+/// ([`kiln_extract::extract_pending`]), for a writer that streams them.
+pub(crate) fn process_scene_with(
+    mut scene: Scene,
+    path: &Path,
+    options: &LoadOptions,
+    defer: bool,
+) -> Result<(Loaded, Option<kiln_extract::PendingVertices>)> {
     let animations = scene.animations.len();
     change_units_and_axes(&mut scene, options).map_err(|e| Error::Basis(e).with_path(path))?;
     process_for_engine(&mut scene, options).map_err(at(path))?;
-    let mut loaded = from_scene(scene, path, options);
+    let (mut loaded, pending) = from_scene_with(scene, path, options, defer);
     if options.pre_transform && animations > 0 {
         loaded.warnings.push(Warning::new(
             codes::CLIPS_DROPPED_STATIC,
             format!("--static: {animations} animation(s) not written as clips (node transforms are baked into the vertices)"),
         ));
     }
-    Ok(loaded)
+    Ok((loaded, pending))
 }
 
 /// The engine data of a scene already processed for the engine ([`process_for_engine`]), as if
 /// it had been loaded from `path` (which names the outputs and the folder textures are found
 /// from): extraction and clips as [`load`] makes them. Only `options.clip_frame_rate` is used.
-pub fn from_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Loaded {
+pub fn from_scene(scene: Scene, path: &Path, options: &LoadOptions) -> Loaded {
+    from_scene_with(scene, path, options, false).0
+}
+
+/// [`from_scene`], the vertices deferred with `defer` (see [`process_scene_with`]).
+fn from_scene_with(
+    mut scene: Scene,
+    path: &Path,
+    options: &LoadOptions,
+    defer: bool,
+) -> (Loaded, Option<kiln_extract::PendingVertices>) {
     // The scene's meshes are freed as their parts are lowered (peak memory: the scene's
-    // per-vertex arrays and the model's vertices are not all held at once).
-    let mut extracted = extract_taking_meshes(&mut scene);
+    // per-vertex arrays and the model's vertices are not all held at once), or kept for the
+    // writer that builds the vertices as it streams them.
+    let (mut extracted, pending) = if defer {
+        let (extracted, pending) = extract_pending(&mut scene);
+        (extracted, Some(pending))
+    } else {
+        (extract_taking_meshes(&mut scene), None)
+    };
     let name = stem(path);
     let clip_options = ClipOptions {
         frame_rate: options.clip_frame_rate,
@@ -575,7 +604,7 @@ pub fn from_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Loade
             normal: m.normal.map(TextureSource::Scene),
         })
         .collect();
-    Loaded {
+    let loaded = Loaded {
         name,
         path: path.to_path_buf(),
         dir: folder_of(path),
@@ -587,7 +616,8 @@ pub fn from_scene(mut scene: Scene, path: &Path, options: &LoadOptions) -> Loade
         materials: Ok(materials),
         warnings,
         embedded: std::mem::take(&mut scene.textures),
-    }
+    };
+    (loaded, pending)
 }
 
 /// [`LoadOptions::units`], `scale`, `up` and `forward` applied to an imported scene (before the
