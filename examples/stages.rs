@@ -3,8 +3,9 @@
 //! normals, tangents, skin and clip extraction, encode, write; pre-transform on a copy, as
 //! `--static` would run it), on rayon pools of 1 and 2 threads, and prints a Markdown table of
 //! median times with throughput in millions of polygon corners per second and MB/s of input.
-//! As the pipeline does, the `.mesh` is not encoded in memory but streamed from the model at
-//! write time (`classic::write_mesh_to`); the other files are encoded, then written.
+//! As the pipeline does, the `.mesh` is not encoded in memory but streamed at write time, its
+//! vertices built as they go out (`load::from_scene_pending`, then
+//! `encode::write_classic_mesh_pending`); the other files are encoded, then written.
 //!
 //! `cargo run --release --example stages -- MODEL.fbx [RUNS] [THREADS]` (THREADS: the pools'
 //! sizes, `1,2` unless given); the model can be made with
@@ -93,9 +94,9 @@ const STAGES: [&str; 11] = [
     "normals",
     "tangents",
     "pre-transform (static, on a copy)",
-    "skin and clip extraction",
+    "skin and clip extraction (the vertices left for the write)",
     "encode (classic: clips, materials)",
-    "write (classic: the mesh streamed, the rest)",
+    "write (classic: the mesh's vertices built as streamed, the rest)",
 ];
 
 fn main() {
@@ -270,7 +271,8 @@ fn one_run(
     } else {
         t.lap();
     }
-    let loaded = kiln::load::from_scene(scene, path, &kiln::LoadOptions::default());
+    let (loaded, mut pending) =
+        kiln::load::from_scene_pending(scene, path, &kiln::LoadOptions::default());
     t.lap();
     // What the pipeline encodes in memory: the clips and the material file (the mesh is
     // streamed at write time; this model's textures are not on disk).
@@ -299,7 +301,7 @@ fn one_run(
     t.restart();
     let mut w =
         std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&mesh).expect("writable"));
-    kiln::format::classic::write_mesh_to(&loaded.model, &mut w).expect("writable");
+    kiln::encode::write_classic_mesh_pending(&loaded, &mut pending, &mut w).expect("writable");
     std::io::Write::flush(&mut w).expect("writable");
     drop(w);
     for (name, bytes) in &rest {

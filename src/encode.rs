@@ -91,66 +91,20 @@ impl MeshStream {
     }
 
     /// [`MeshStream::write_to`] of a classic mesh whose parts' vertices `pending` builds
-    /// (`loaded.model`'s parts have none): each part's vertices are built a run at a time into
-    /// one buffer and written, and what the part held is freed once it is out. A kiln-layout
-    /// stream has its vertices; it is written as it is.
+    /// (`loaded.model`'s parts have none), as [`write_classic_mesh_pending`] writes it. A
+    /// kiln-layout stream has its vertices; it is written as it is.
     pub(crate) fn write_pending_to(
         &self,
         loaded: &Loaded,
         pending: &mut kiln_extract::PendingVertices,
         out: &mut (impl std::io::Write + Send),
     ) -> std::io::Result<()> {
-        let MeshStream::Classic(m) = self else {
-            return self.write_to(loaded, out);
-        };
-        // Vertices per run: 4.9 MB, each written (and hashed) in one piece.
-        const RUN: usize = 1 << 16;
-        let model = m.as_ref().unwrap_or(&loaded.model);
-        // The classic bone list's numbers, where helper bones were left out of it.
-        let map = kiln_extract::classic_bone_map(&loaded.model);
-        let counts: Vec<usize> = (0..pending.parts()).map(|k| pending.len(k)).collect();
-        let longest = counts.iter().copied().max().unwrap_or(0);
-        // Two buffers: the next run is built while the last one is written.
-        let mut ready = vec![kiln_format::Vertex::default(); RUN.min(longest)];
-        let mut next = ready.clone();
-        let build = |pending: &kiln_extract::PendingVertices,
-                     k: usize,
-                     start: usize,
-                     run: &mut [kiln_format::Vertex]| {
-            pending.fill(k, start, run);
-            if let Some(map) = &map {
-                run.iter_mut()
-                    .for_each(|v| kiln_extract::classic_vertex(v, map));
+        match self {
+            MeshStream::Classic(m) => {
+                stream_classic(m.as_ref().unwrap_or(&loaded.model), loaded, pending, out)
             }
-        };
-        kiln_format::classic::write_mesh_with(
-            model,
-            &counts,
-            &mut |k, put| {
-                let n = counts[k];
-                let len = |start: usize| RUN.min(n - start);
-                if n > 0 {
-                    build(pending, k, 0, &mut ready[..len(0)]);
-                }
-                let mut start = 0;
-                while start < n {
-                    let after = start + len(start);
-                    if after >= n {
-                        put(&ready[..len(start)]);
-                        break;
-                    }
-                    let shared: &kiln_extract::PendingVertices = pending;
-                    rayon::join(
-                        || put(&ready[..len(start)]),
-                        || build(shared, k, after, &mut next[..len(after)]),
-                    );
-                    std::mem::swap(&mut ready, &mut next);
-                    start = after;
-                }
-                pending.release(k);
-            },
-            out,
-        )
+            MeshStream::Kiln(_) => self.write_to(loaded, out),
+        }
     }
 
     /// The mesh's bytes, as [`MeshStream::write_to`] writes them.
@@ -162,6 +116,82 @@ impl MeshStream {
             MeshStream::Kiln(file) => file.into_bytes(),
         }
     }
+}
+
+/// Writes `loaded`'s classic `.mesh` (as [`encode`] would give it) to `out`, its parts'
+/// vertices built by `pending` ([`crate::load::from_scene_pending`]; `loaded.model`'s parts
+/// have none): each part's vertices are built a run at a time into one of two buffers, the
+/// next run beside the last one's write, and what the part held is freed once it is out. So
+/// the model's whole vertex array is never in memory: what `kiln convert` writes.
+pub fn write_classic_mesh_pending(
+    loaded: &Loaded,
+    pending: &mut kiln_extract::PendingVertices,
+    out: &mut (impl std::io::Write + Send),
+) -> std::io::Result<()> {
+    // One bone per node, as `encode` writes the classic layout (helper bones left out).
+    let classic = kiln_extract::classic_model(&loaded.model).map(|(model, _)| model);
+    stream_classic(
+        classic.as_ref().unwrap_or(&loaded.model),
+        loaded,
+        pending,
+        out,
+    )
+}
+
+/// [`write_classic_mesh_pending`] with the classic bone list already made: `model`.
+fn stream_classic(
+    model: &kiln_format::Model,
+    loaded: &Loaded,
+    pending: &mut kiln_extract::PendingVertices,
+    out: &mut (impl std::io::Write + Send),
+) -> std::io::Result<()> {
+    // Vertices per run: 4.9 MB, each written (and hashed) in one piece.
+    const RUN: usize = 1 << 16;
+    // The classic bone list's numbers, where helper bones were left out of it.
+    let map = kiln_extract::classic_bone_map(&loaded.model);
+    let counts: Vec<usize> = (0..pending.parts()).map(|k| pending.len(k)).collect();
+    let longest = counts.iter().copied().max().unwrap_or(0);
+    // Two buffers: the next run is built while the last one is written.
+    let mut ready = vec![kiln_format::Vertex::default(); RUN.min(longest)];
+    let mut next = ready.clone();
+    let build = |pending: &kiln_extract::PendingVertices,
+                 k: usize,
+                 start: usize,
+                 run: &mut [kiln_format::Vertex]| {
+        pending.fill(k, start, run);
+        if let Some(map) = &map {
+            run.iter_mut()
+                .for_each(|v| kiln_extract::classic_vertex(v, map));
+        }
+    };
+    kiln_format::classic::write_mesh_with(
+        model,
+        &counts,
+        &mut |k, put| {
+            let n = counts[k];
+            let len = |start: usize| RUN.min(n - start);
+            if n > 0 {
+                build(pending, k, 0, &mut ready[..len(0)]);
+            }
+            let mut start = 0;
+            while start < n {
+                let after = start + len(start);
+                if after >= n {
+                    put(&ready[..len(start)]);
+                    break;
+                }
+                let shared: &kiln_extract::PendingVertices = pending;
+                rayon::join(
+                    || put(&ready[..len(start)]),
+                    || build(shared, k, after, &mut next[..len(after)]),
+                );
+                std::mem::swap(&mut ready, &mut next);
+                start = after;
+            }
+            pending.release(k);
+        },
+        out,
+    )
 }
 
 /// [`encode_parts`] and the textures: [`encode`] but for the `.mesh`.
@@ -361,7 +391,7 @@ mod tests {
         let load = LoadOptions::default();
         let (whole, none) = process_scene_with(scene.clone(), path, &load, false).unwrap();
         assert!(none.is_none());
-        let (lean, pending) = process_scene_with(scene, path, &load, true).unwrap();
+        let (lean, pending) = process_scene_with(scene.clone(), path, &load, true).unwrap();
         let mut pending = pending.unwrap();
         assert!(!whole.model.meshes.is_empty());
         assert!(lean.model.meshes.iter().all(|m| m.vertices.is_empty()));
@@ -394,6 +424,14 @@ mod tests {
         assert!(got == want, "the streamed .mesh differs");
         // Every part released as it went out.
         assert!(pending.is_empty());
+        // And the public way in, from the scene as processed.
+        let mut processed = scene;
+        crate::load::change_units_and_axes(&mut processed, &load).unwrap();
+        crate::load::process_for_engine(&mut processed, &load).unwrap();
+        let (lean, mut pending) = crate::load::from_scene_pending(processed, path, &load);
+        let mut again = Vec::new();
+        write_classic_mesh_pending(&lean, &mut pending, &mut again).unwrap();
+        assert!(again == want, "the public streamed .mesh differs");
         encoded_whole.warnings
     }
 

@@ -542,6 +542,20 @@ pub fn from_scene(scene: Scene, path: &Path, options: &LoadOptions) -> Loaded {
     from_scene_with(scene, path, options, false).0
 }
 
+/// [`from_scene`] without the parts' vertices: `loaded.model`'s parts have empty vertex
+/// lists and the [`kiln_extract::PendingVertices`] beside it builds them, for
+/// [`crate::encode::write_classic_mesh_pending`] (how `kiln convert` writes a classic `.mesh`
+/// without the model's whole vertex array in memory). A caller that wants the `Model` itself
+/// uses [`from_scene`].
+pub fn from_scene_pending(
+    scene: Scene,
+    path: &Path,
+    options: &LoadOptions,
+) -> (Loaded, kiln_extract::PendingVertices) {
+    let (loaded, pending) = from_scene_with(scene, path, options, true);
+    (loaded, pending.unwrap_or_default())
+}
+
 /// [`from_scene`], the vertices deferred with `defer` (see [`process_scene_with`]).
 fn from_scene_with(
     mut scene: Scene,

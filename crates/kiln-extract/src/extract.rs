@@ -162,11 +162,7 @@ pub fn extract_pending(scene: &mut Scene) -> (Extracted, PendingVertices) {
     let mut out = Extracted::default();
     let pending = extract_skeleton(scene, Meshes::Owned(meshes), &mut out, true);
     out.materials = scene.materials.iter().map(extract_material).collect();
-    let pending = pending.unwrap_or(PendingVertices {
-        meshes: Vec::new(),
-        parts: Vec::new(),
-    });
-    (out, pending)
+    (out, pending.unwrap_or_default())
 }
 
 /// One part to be written: a mesh of a node, its triangles and its per-vertex influences.
@@ -704,7 +700,7 @@ fn vertex(
 /// which any run of a part's vertices is built on demand, as [`extract()`] builds them. A
 /// writer streams a part's vertices out in runs without the whole array in memory
 /// ([`PendingVertices::fill`]), then [`PendingVertices::release`]s what the part held.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct PendingVertices {
     meshes: Vec<kiln_scene::Mesh>,
     parts: Vec<PendingPart>,
