@@ -160,6 +160,26 @@ fn dir_bytes(dir: &Path) -> u64 {
 }
 
 fn main() {
+    // The generated models are written by a process of their own (this program again), so
+    // that this one stays small: a child forked from a large parent starts with the parent's
+    // resident set as its peak (`wait4`'s `ru_maxrss`, which exec keeps), and the smaller
+    // rows would report the generator's memory instead of their own.
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, out, size] = &raw[..]
+        && flag == "--write-model"
+    {
+        let Ok(size) = size.parse() else {
+            eprintln!("bench_convert --write-model OUT TRIANGLES: bad count '{size}'");
+            std::process::exit(2);
+        };
+        let (bytes, triangles) = export_like_fbx(ExportSpec::triangles(size));
+        if let Err(e) = std::fs::write(out, &bytes) {
+            eprintln!("{out}: {e}");
+            std::process::exit(1);
+        }
+        println!("{triangles}");
+        return;
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
@@ -190,13 +210,31 @@ fn bench(args: &Args) -> Result<(), String> {
         let (model, label, triangles, input) = match input {
             Input::Generated(size) => {
                 let model = args.dir.join(format!("export_like_{size}.fbx"));
-                let (bytes, triangles) = export_like_fbx(ExportSpec::triangles(size));
-                std::fs::write(&model, &bytes).map_err(|e| format!("{}: {e}", model.display()))?;
+                let exe = std::env::current_exe().map_err(|e| format!("this program: {e}"))?;
+                let made = Command::new(exe)
+                    .arg("--write-model")
+                    .arg(&model)
+                    .arg(size.to_string())
+                    .output()
+                    .map_err(|e| format!("--write-model: {e}"))?;
+                let triangles: usize = String::from_utf8_lossy(&made.stdout)
+                    .trim()
+                    .parse()
+                    .map_err(|_| {
+                        format!(
+                            "--write-model {}: {}",
+                            model.display(),
+                            String::from_utf8_lossy(&made.stderr)
+                        )
+                    })?;
+                let bytes_len = std::fs::metadata(&model)
+                    .map_err(|e| format!("{}: {e}", model.display()))?
+                    .len();
                 for m in 0..4 {
                     // Small stand-ins for the textures the materials name, so kiln copies them.
                     let _ = std::fs::write(args.dir.join(format!("material{m}.png")), [0u8; 64]);
                 }
-                (model, triangles.to_string(), triangles, bytes.len() as u64)
+                (model, triangles.to_string(), triangles, bytes_len)
             }
             Input::File(path) => {
                 let len = std::fs::metadata(&path)
