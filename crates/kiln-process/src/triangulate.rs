@@ -101,18 +101,47 @@ fn triangulate_in_runs(mesh: &mut Mesh, runs: usize) {
         let corners = &corners[at.clone()];
         raw_triangles(verts, &face_sizes[faces.clone()], corners)
     });
-    let (mut indices, ears) = if pieces.len() == 1 {
-        pieces.pop().unwrap_or_default()
-    } else {
-        let indices = pieces.iter().flat_map(|p| p.0.iter().copied()).collect();
-        let ears = pieces.iter().flat_map(|p| p.1.iter().copied()).collect();
-        (indices, ears)
-    };
-    let mut sizes = Vec::with_capacity(indices.len() / 3 + 1);
+    // The encoder and the sizes, run after run in face order, each run's triangles in place.
+    let out_faces: usize = pieces.iter().map(|p| p.0.len() / 3).sum();
+    let mut sizes = Vec::with_capacity(out_faces + face_sizes.len() / 8);
     let mut enc = NgonEncoder {
         last_first: u32::MAX,
     };
-    let mut ears = ears.into_iter();
+    for ((faces, _), (indices, ears)) in runs.iter().zip(&mut pieces) {
+        encode_run(
+            &face_sizes[faces.clone()],
+            indices,
+            ears,
+            &mut enc,
+            &mut sizes,
+        );
+    }
+    let indices = if pieces.len() == 1 {
+        pieces.pop().map(|p| p.0).unwrap_or_default()
+    } else {
+        let mut all = Vec::with_capacity(pieces.iter().map(|p| p.0.len()).sum());
+        for (piece, _) in &pieces {
+            all.extend_from_slice(piece);
+        }
+        all
+    };
+    mesh.face_sizes = sizes;
+    mesh.indices = indices;
+    let bits = (mesh.primitive_types.0 | PrimitiveTypes::TRIANGLE) & !PrimitiveTypes::POLYGON;
+    mesh.primitive_types = PrimitiveTypes(bits);
+}
+
+/// The NGON encoder over one run's triangles (`indices`, as [`raw_triangles`] gave them for
+/// faces of `face_sizes`, `ears` the triangle count of each polygon of more than 4 corners),
+/// in place, from the state the run before left; the output faces' sizes appended to `sizes`.
+fn encode_run(
+    face_sizes: &[u32],
+    indices: &mut [u32],
+    ears: &[u32],
+    enc: &mut NgonEncoder,
+    sizes: &mut Vec<u32>,
+) {
+    let mut ears = ears.iter();
     let mut at = 0usize;
     let triangle = |at: usize, enc: &mut NgonEncoder, indices: &mut [u32]| {
         if let Some(t) = indices.get_mut(at..at + 3) {
@@ -129,7 +158,7 @@ fn triangulate_in_runs(mesh: &mut Mesh, runs: usize) {
             }
             3 => {
                 sizes.push(3);
-                triangle(at, &mut enc, &mut indices);
+                triangle(at, enc, indices);
                 at += 3;
             }
             4 => {
@@ -144,19 +173,15 @@ fn triangulate_in_runs(mesh: &mut Mesh, runs: usize) {
                 at += 6;
             }
             _ => {
-                let cut = ears.next().unwrap_or(0) as usize;
+                let cut = ears.next().copied().unwrap_or(0) as usize;
                 sizes.extend(core::iter::repeat_n(3, cut));
                 for _ in 0..cut {
-                    triangle(at, &mut enc, &mut indices);
+                    triangle(at, enc, indices);
                     at += 3;
                 }
             }
         }
     }
-    mesh.face_sizes = sizes;
-    mesh.indices = indices;
-    let bits = (mesh.primitive_types.0 | PrimitiveTypes::TRIANGLE) & !PrimitiveTypes::POLYGON;
-    mesh.primitive_types = PrimitiveTypes(bits);
 }
 
 /// `runs` consecutive runs of faces with about as many corners each: (faces, corners) ranges.
