@@ -131,6 +131,22 @@ pub fn extract(scene: &Scene) -> Extracted {
 /// arrays and the model's vertices are not all in memory at once. The result is
 /// [`extract()`]'s. What the clips need (nodes, animations) stays in the scene.
 pub fn extract_taking_meshes(scene: &mut Scene) -> Extracted {
+    extract_owned(scene, false).0
+}
+
+/// [`extract_taking_meshes`], but the parts' vertices are not built: every part of the
+/// result has an empty vertex list, and what would fill it comes back beside it, for a
+/// writer that streams the vertices out (`kiln convert`'s classic `.mesh`) instead of holding
+/// them all (57 MB at 400k triangles) while the scene's meshes are still held. Everything
+/// else (bones, indices, morph targets, offsets, materials, warnings) is
+/// [`extract_taking_meshes`]'s.
+pub fn extract_pending(scene: &mut Scene) -> (Extracted, PendingVertices) {
+    let (out, pending) = extract_owned(scene, true);
+    (out, pending.unwrap_or_default())
+}
+
+/// The extraction of the meshes taken out of `scene`, the vertices left pending with `defer`.
+fn extract_owned(scene: &mut Scene, defer: bool) -> (Extracted, Option<PendingVertices>) {
     let mut meshes = core::mem::take(&mut scene.meshes);
     // What no part reads goes first: bitangents (a vertex keeps its tangent only), colours,
     // UV channels after the first. At 400k triangles the bitangents alone are 9 MB that the
@@ -141,28 +157,9 @@ pub fn extract_taking_meshes(scene: &mut Scene) -> Extracted {
         m.uv_channels.truncate(1);
     }
     let mut out = Extracted::default();
-    extract_skeleton(scene, Meshes::Owned(meshes), &mut out, false);
+    let pending = extract_skeleton(scene, Meshes::Owned(meshes), &mut out, defer);
     out.materials = scene.materials.iter().map(extract_material).collect();
-    out
-}
-
-/// [`extract_taking_meshes`], but the parts' vertices are not built: every part of the
-/// result has an empty vertex list, and what would fill it comes back beside it, for a
-/// writer that streams the vertices out (`kiln convert`'s classic `.mesh`) instead of holding
-/// them all (57 MB at 400k triangles) while the scene's meshes are still held. Everything
-/// else (bones, indices, morph targets, offsets, materials, warnings) is
-/// [`extract_taking_meshes`]'s.
-pub fn extract_pending(scene: &mut Scene) -> (Extracted, PendingVertices) {
-    let mut meshes = core::mem::take(&mut scene.meshes);
-    for m in &mut meshes {
-        m.bitangents = Vec::new();
-        m.color_channels = Vec::new();
-        m.uv_channels.truncate(1);
-    }
-    let mut out = Extracted::default();
-    let pending = extract_skeleton(scene, Meshes::Owned(meshes), &mut out, true);
-    out.materials = scene.materials.iter().map(extract_material).collect();
-    (out, pending.unwrap_or_default())
+    (out, pending)
 }
 
 /// One part to be written: a mesh of a node, its triangles and its per-vertex influences.
