@@ -153,7 +153,12 @@ fn stream_classic(
     let longest = counts.iter().copied().max().unwrap_or(0);
     // Two buffers: the next run is built while the last one is written.
     let mut ready = vec![kiln_format::Vertex::default(); RUN.min(longest)];
-    let mut next = ready.clone();
+    // (Only a part of more than one run needs the second.)
+    let mut next = if longest > RUN {
+        ready.clone()
+    } else {
+        Vec::new()
+    };
     let build = |pending: &kiln_extract::PendingVertices,
                  k: usize,
                  start: usize,
