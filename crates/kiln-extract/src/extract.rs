@@ -752,7 +752,8 @@ impl PendingVertices {
     }
 
     /// Frees what part `part` holds: its influences, and its mesh's arrays when no later part
-    /// reads that mesh.
+    /// reads that mesh. Parts are released in order (as a writer goes through them): an
+    /// earlier part that reads the same mesh has nothing to fill from afterwards.
     pub fn release(&mut self, part: usize) {
         let Some(p) = self.parts.get_mut(part) else {
             return;
