@@ -79,8 +79,11 @@ pub type PutVertices<'a> = dyn FnMut(&[Vertex]) + Send + 'a;
 /// writer can build a part's vertices run by run into one buffer instead of all at once
 /// (`put` may be called from another thread, building the next run beside it).
 ///
+/// An `InvalidInput` error, before anything is written, when `vertex_counts` does not give
+/// one count per part.
+///
 /// # Panics
-/// As [`write_mesh`], and when `vertex_counts` has fewer entries than the model has parts.
+/// As [`write_mesh`].
 #[cfg(all(feature = "write", feature = "std"))]
 pub fn write_mesh_with(
     model: &Model,
@@ -88,6 +91,16 @@ pub fn write_mesh_with(
     vertices: &mut dyn FnMut(usize, &mut PutVertices<'_>),
     out: &mut (impl std::io::Write + Send),
 ) -> std::io::Result<()> {
+    if vertex_counts.len() != model.meshes.len() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            alloc::format!(
+                "{} vertex counts for {} mesh parts",
+                vertex_counts.len(),
+                model.meshes.len()
+            ),
+        ));
+    }
     let mut sink = crate::sink::IoSink::new(out);
     emit_mesh_with(
         model,

@@ -626,6 +626,21 @@ proptest! {
     }
 }
 
+/// The writer handed the vertices part by part refuses counts that do not match the parts,
+/// before it writes anything.
+#[test]
+fn mesh_written_from_pieces_refuses_a_wrong_count_list() {
+    let model = small_model();
+    for counts in [Vec::new(), vec![0; model.meshes.len() + 1]] {
+        let mut bytes = Vec::new();
+        let e = kiln_format::classic::write_mesh_with(&model, &counts, &mut |_, _| {}, &mut bytes)
+            .unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("vertex counts"), "{e}");
+        assert!(bytes.is_empty());
+    }
+}
+
 /// The streaming writer gives the same bytes as the in-memory one, and reports the writer's
 /// error instead of losing it.
 #[test]
