@@ -652,43 +652,61 @@ fn mesh_vertices(
     // One pass: each vertex is written once, its weights with it (a second pass over the
     // 76-byte vertices for the weights read and wrote the whole array again); in runs on
     // rayon's threads with the `parallel` feature, so that one large part is not one thread's.
-    crate::par_collect(mesh.positions.len(), |i| {
-        vertex(mesh, i, rigid_bone, influences)
-    })
+    let part = PartSource::new(mesh, rigid_bone, influences);
+    crate::par_collect(mesh.positions.len(), |i| part.vertex(i))
 }
 
-/// Vertex `i` of a part made from `mesh`: its weights from `influences` (renormalised), or
-/// bound with weight 1 to `rigid_bone` where nothing weights it.
-fn vertex(
-    mesh: &kiln_scene::Mesh,
-    i: usize,
-    rigid_bone: i32,
-    influences: Option<&[[(i32, f32); 4]]>,
-) -> Vertex {
-    let (blend_indices, blend_weights) = match influences.and_then(|inf| inf.get(i)) {
-        Some(slots) if is_weighted(slots) => {
-            let total: f32 = slots.iter().map(|s| s.1).sum();
-            let mut indices = [0.0; 4];
-            let mut weights = [0.0; 4];
-            for (k, &(b, w)) in slots.iter().enumerate() {
-                indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
-                weights[k] = w / total;
-            }
-            (indices, weights)
+/// What a part's vertices are built from: its mesh, its first UV channel, its skin
+/// influences, and the rigid binding of a vertex nothing weights.
+struct PartSource<'a> {
+    mesh: &'a kiln_scene::Mesh,
+    uv: Option<&'a kiln_scene::UvChannel>,
+    influences: Option<&'a [[(i32, f32); 4]]>,
+    rigid: ([f32; 4], [f32; 4]),
+}
+
+impl<'a> PartSource<'a> {
+    fn new(
+        mesh: &'a kiln_scene::Mesh,
+        rigid_bone: i32,
+        influences: Option<&'a [[(i32, f32); 4]]>,
+    ) -> Self {
+        PartSource {
+            mesh,
+            uv: mesh.uv_channels.first(),
+            influences,
+            rigid: ([rigid_bone as f32, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]),
         }
-        _ => ([rigid_bone as f32, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]),
-    };
-    Vertex {
-        position: v3(mesh.positions.get(i)),
-        uv: mesh
-            .uv_channels
-            .first()
-            .and_then(|c| c.coords.get(i))
-            .map_or([0.0; 2], |t| [t.x, t.y]),
-        normal: v3(mesh.normals.get(i)),
-        tangent: v3(mesh.tangents.get(i)),
-        blend_indices,
-        blend_weights,
+    }
+
+    /// Vertex `i`: its weights from the influences (renormalised), or bound with weight 1 to
+    /// the rigid bone where nothing weights it.
+    fn vertex(&self, i: usize) -> Vertex {
+        let mesh = self.mesh;
+        let (blend_indices, blend_weights) = match self.influences.and_then(|inf| inf.get(i)) {
+            Some(slots) if is_weighted(slots) => {
+                let total: f32 = slots.iter().map(|s| s.1).sum();
+                let mut indices = [0.0; 4];
+                let mut weights = [0.0; 4];
+                for (k, &(b, w)) in slots.iter().enumerate() {
+                    indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
+                    weights[k] = w / total;
+                }
+                (indices, weights)
+            }
+            _ => self.rigid,
+        };
+        Vertex {
+            position: v3(mesh.positions.get(i)),
+            uv: self
+                .uv
+                .and_then(|c| c.coords.get(i))
+                .map_or([0.0; 2], |t| [t.x, t.y]),
+            normal: v3(mesh.normals.get(i)),
+            tangent: v3(mesh.tangents.get(i)),
+            blend_indices,
+            blend_weights,
+        }
     }
 }
 
@@ -745,10 +763,8 @@ impl PendingVertices {
             return;
         };
         let n = mesh.positions.len().saturating_sub(start).min(out.len());
-        let influences = p.influences.as_deref();
-        crate::par_fill(&mut out[..n], |i| {
-            vertex(mesh, start + i, p.rigid, influences)
-        });
+        let source = PartSource::new(mesh, p.rigid, p.influences.as_deref());
+        crate::par_fill(&mut out[..n], |i| source.vertex(start + i));
     }
 
     /// Frees what part `part` holds: its influences, and its mesh's arrays when no later part

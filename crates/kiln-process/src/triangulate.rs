@@ -102,8 +102,7 @@ fn triangulate_in_runs(mesh: &mut Mesh, runs: usize) {
         raw_triangles(verts, &face_sizes[faces.clone()], corners)
     });
     // The encoder and the sizes, run after run in face order, each run's triangles in place.
-    let out_faces: usize = pieces.iter().map(|p| p.0.len() / 3).sum();
-    let mut sizes = Vec::with_capacity(out_faces + face_sizes.len() / 8);
+    let mut sizes = Vec::with_capacity(out_faces(face_sizes));
     let mut enc = NgonEncoder {
         last_first: u32::MAX,
     };
@@ -184,6 +183,15 @@ fn encode_run(
     }
 }
 
+/// The faces triangulating `face_sizes` gives at most: points, lines and triangles stay, a
+/// polygon of n corners gives n − 2 (fewer when the ear clipper gives up).
+fn out_faces(face_sizes: &[u32]) -> usize {
+    face_sizes
+        .iter()
+        .map(|&n| if n <= 3 { 1 } else { n as usize - 2 })
+        .sum()
+}
+
 /// `runs` consecutive runs of faces with about as many corners each: (faces, corners) ranges.
 fn face_runs(
     face_sizes: &[u32],
@@ -210,11 +218,7 @@ fn face_runs(
 /// points, lines and triangles as they are, quads split at [`quad_start`], larger polygons ear
 /// clipped; and for each polygon of more than 4 corners, how many triangles it gave.
 fn raw_triangles(verts: &[Vec3], face_sizes: &[u32], corners: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    let out_faces: usize = face_sizes
-        .iter()
-        .map(|&n| if n <= 3 { 1 } else { n as usize - 2 })
-        .sum();
-    let mut indices = Vec::with_capacity(out_faces * 3);
+    let mut indices = Vec::with_capacity(out_faces(face_sizes) * 3);
     let mut ears = Vec::new();
     let mut scratch = Scratch::default();
     let mut at = 0usize;
