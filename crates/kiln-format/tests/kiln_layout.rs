@@ -5,7 +5,7 @@
 use kiln_format::kiln::spec::{self, kind};
 use kiln_format::kiln::{
     AlignedBytes, ClipView, Indices, LayoutError, MeshOptions, MeshView, Positions, Quantize,
-    WriteError, write_clip, write_mesh,
+    WriteError, plan_mesh, write_clip, write_mesh,
 };
 use kiln_format::{Bone, Clip, IDENTITY, Keyframe, MaterialData, MeshPart, Model, Track, Vertex};
 
@@ -468,6 +468,87 @@ fn mesh_writer_refuses_what_the_layout_cannot_hold() {
         write_mesh(&m, &materials, &q),
         Err(WriteError::NotFinite { what: "uv", .. })
     ));
+}
+
+/// Writes `model` planned without its vertices, handing over each part's in pieces of
+/// `piece`, `extra` vertices more (or, negative, fewer) than it has for part 0.
+fn write_planned(
+    model: &Model,
+    materials: &[MaterialData],
+    piece: usize,
+    extra: isize,
+) -> std::io::Result<Vec<u8>> {
+    let counts: Vec<usize> = model.meshes.iter().map(|m| m.vertices.len()).collect();
+    let mut lean = model.clone();
+    lean.meshes.iter_mut().for_each(|m| m.vertices.clear());
+    let plan = plan_mesh(&lean, &counts, materials, None).unwrap();
+    let mut out = std::io::Cursor::new(Vec::new());
+    plan.write_with(
+        &mut |k, put| {
+            let v = &model.meshes[k].vertices;
+            let n = if k == 0 {
+                v.len().saturating_add_signed(extra)
+            } else {
+                v.len()
+            };
+            let more: Vec<Vertex> = v.iter().cycle().take(n).copied().collect();
+            for run in more.chunks(piece) {
+                put(run);
+            }
+        },
+        &mut out,
+    )?;
+    Ok(out.into_inner())
+}
+
+#[test]
+fn a_planned_mesh_is_checked_as_the_whole_one_and_its_pieces_as_they_come() {
+    let (model, materials) = sample_model();
+    let o = MeshOptions::default();
+    let whole = write_mesh(&model, &materials, &o).unwrap();
+    assert_eq!(write_planned(&model, &materials, 2, 0).unwrap(), whole);
+    // The model's own checks, before anything is written: the same errors.
+    let mut m = model.clone();
+    m.meshes[0].indices[4] = 4;
+    let counts: Vec<usize> = m.meshes.iter().map(|p| p.vertices.len()).collect();
+    assert_eq!(
+        plan_mesh(&m, &counts, &materials, None).unwrap_err(),
+        write_mesh(&m, &materials, &o).unwrap_err()
+    );
+    assert_eq!(
+        plan_mesh(&m, &counts[1..], &materials, None).unwrap_err(),
+        WriteError::VertexCounts {
+            given: counts.len() - 1,
+            parts: counts.len()
+        }
+    );
+    // A blend index the layout cannot hold, found in its piece.
+    let mut m = model.clone();
+    m.meshes[1].vertices[2].blend_indices[1] = 1.5;
+    let e = write_planned(&m, &materials, 2, 0).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+    let why = e
+        .get_ref()
+        .and_then(|w| w.downcast_ref::<WriteError>())
+        .unwrap();
+    assert_eq!(why, &write_mesh(&m, &materials, &o).unwrap_err());
+    assert!(
+        matches!(
+            why,
+            WriteError::BlendIndex {
+                part: 1,
+                vertex: 2,
+                ..
+            }
+        ),
+        "{why:?}"
+    );
+    // More or fewer vertices than counted.
+    for extra in [1, -1] {
+        let e = write_planned(&model, &materials, 2, extra).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
+        assert!(e.to_string().starts_with("mesh 0:"), "{e}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

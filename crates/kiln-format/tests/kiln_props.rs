@@ -5,7 +5,7 @@
 
 use kiln_format::kiln::quantize::snorm16_max_error;
 use kiln_format::kiln::{
-    AlignedBytes, ClipView, MeshOptions, MeshView, Quantize, write_clip, write_mesh,
+    AlignedBytes, ClipView, MeshOptions, MeshView, Quantize, plan_mesh, write_clip, write_mesh,
 };
 use kiln_format::{
     Bone, Clip, Keyframe, MaterialData, MeshPart, Model, MorphShape, MorphTarget, Track, Vertex,
@@ -475,6 +475,42 @@ proptest! {
         prop_assert_eq!(write_mesh(&view.to_model(), &back, &MeshOptions {
             offset_matrices: Some(&view.offset_matrices()), ..Default::default()
         }).unwrap(), bytes);
+    }
+
+    /// A planned file, its parts' vertices handed over in pieces of 1 or 2 (the parts having
+    /// up to 11; their own lists left empty), is `write_mesh`'s, checksum and all.
+    #[test]
+    fn planned_mesh_written_from_pieces_is_the_whole_one(
+        (model, materials) in model(),
+        piece in 1usize..3,
+        with_offsets in any::<bool>(),
+    ) {
+        let offsets: Vec<[f32; 16]> = (0..model.bones.len())
+            .map(|i| core::array::from_fn(|k| (i * 16 + k) as f32))
+            .collect();
+        let offset_matrices = with_offsets.then_some(offsets.as_slice());
+        let want = write_mesh(&model, &materials, &MeshOptions {
+            offset_matrices, ..Default::default()
+        }).unwrap();
+        let counts: Vec<usize> = model.meshes.iter().map(|m| m.vertices.len()).collect();
+        let mut lean = model.clone();
+        for part in &mut lean.meshes {
+            part.vertices.clear();
+        }
+        let plan = plan_mesh(&lean, &counts, &materials, offset_matrices).unwrap();
+        prop_assert_eq!(plan.len(), want.len());
+        let mut out = std::io::Cursor::new(Vec::new());
+        let sum = plan.write_with(
+            &mut |k, put| {
+                for run in model.meshes[k].vertices.chunks(piece) {
+                    put(run);
+                }
+            },
+            &mut out,
+        ).unwrap();
+        let got = out.into_inner();
+        prop_assert_eq!(sum, kiln_format::kiln::checksum(&want));
+        prop_assert!(got == want, "the planned file differs");
     }
 
     #[test]

@@ -494,6 +494,14 @@ pub enum WriteError {
         /// Vertices of the part.
         vertex_count: usize,
     },
+    /// [`super::plan_mesh`] was given a vertex count list that is not one count per part.
+    #[error("{given} vertex counts for {parts} mesh parts")]
+    VertexCounts {
+        /// Counts given.
+        given: usize,
+        /// Parts of the model.
+        parts: usize,
+    },
     /// A blend index is not an integer in 0..=65535 (the layout stores joints as `u16`).
     #[error("mesh {part} vertex {vertex}: blend index {value} is not an integer in 0..=65535")]
     BlendIndex {

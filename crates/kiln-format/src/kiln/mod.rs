@@ -28,10 +28,12 @@ pub use view::{
     BoneView, ClipView, Directions, FileType, Indices, MaterialView, MeshView, MorphOffsets,
     PartView, Positions, Sections, TexCoords, Weights, checksum, verify_checksum,
 };
+#[cfg(all(feature = "write", feature = "std"))]
+pub use write::PutVertices;
 #[cfg(feature = "write")]
 pub use write::{
-    MeshFile, MeshOptions, Quantize, encode_mesh, encode_mesh_taking_vertices, write_clip,
-    write_mesh,
+    MeshFile, MeshOptions, MeshPlan, Quantize, encode_mesh, encode_mesh_taking_vertices, plan_mesh,
+    write_clip, write_mesh,
 };
 
 use alloc::vec::Vec;

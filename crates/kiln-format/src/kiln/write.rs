@@ -178,11 +178,106 @@ fn encode(
     materials: &[MaterialData],
     options: &MeshOptions<'_>,
 ) -> Result<MeshFile, WriteError> {
+    let counts: Vec<usize> = vertices.iter().map(|v| v.get().len()).collect();
+    let Head {
+        mut out,
+        mut strings,
+        parts,
+        vertex_total,
+        index_total,
+        max_index,
+    } = head(
+        model,
+        &counts,
+        materials,
+        options.offset_matrices,
+        |p| match first_bad_blend_index(vertices[p].get()) {
+            Some((v, j)) => Err(WriteError::BlendIndex {
+                part: p,
+                vertex: v,
+                value: j,
+            }),
+            None => Ok(()),
+        },
+    )?;
+
+    let quantize_attributes = options.quantize != Quantize::None;
+    let quantize_positions = options.quantize == Quantize::AttributesAndPositions;
+    let bounds = if quantize_attributes {
+        Some(bounds(vertices, quantize_positions)?)
+    } else {
+        None
+    };
+    if let Some(q) = &bounds {
+        out.push(kind::QUANTIZATION, core::slice::from_ref(q));
+    }
+    // The six vertex streams in two sweeps over each part's vertices (on two threads with
+    // the `parallel` feature), three streams each, a block at a time: each block is read from
+    // the cache by its sweep's streams, where a pass per stream read the whole vertex array
+    // (76 bytes a vertex, every cache line of it) six times. The two octahedral encodings, the
+    // costly ones, go one to each sweep. A part's vertices are released once both sweeps are
+    // past them.
+    let encoding = Encoding {
+        bounds: bounds.as_ref(),
+        positions: quantize_positions,
+    };
+    let first = [Stream::Position, Stream::Normal, Stream::Uv];
+    let second = [Stream::Tangent, Stream::Joints, Stream::Weights];
+    let mut a = encoding.streams(vertex_total, first);
+    let mut b = encoding.streams(vertex_total, second);
+    for part in vertices.iter_mut() {
+        let v = part.get();
+        join(
+            || encoding.sweep(v, first, &mut a),
+            || encoding.sweep(v, second, &mut b),
+        );
+        part.release();
+    }
+    let ([positions, normals, uvs], [tangents, joints, weights]) = (a, b);
+    out.push_bytes(encoding.kind(Stream::Position), positions);
+    out.push_bytes(encoding.kind(Stream::Normal), normals);
+    out.push_bytes(encoding.kind(Stream::Tangent), tangents);
+    out.push_bytes(encoding.kind(Stream::Uv), uvs);
+    out.push_bytes(encoding.kind(Stream::Joints), joints);
+    out.push_bytes(encoding.kind(Stream::Weights), weights);
+    tail(
+        model,
+        &parts,
+        (index_total, max_index),
+        options.quantize,
+        &mut strings,
+        &mut out,
+    )?;
+    out.push_strings(strings)?;
+    Ok(MeshFile { file: out })
+}
+
+/// The sections before the vertex streams, and what the rest needs of them.
+struct Head {
+    /// Bones, parts, materials and textures.
+    out: FileBuilder,
+    strings: Strings,
+    parts: Vec<PartRecord>,
+    vertex_total: usize,
+    index_total: usize,
+    max_index: u32,
+}
+
+/// The bones, materials, textures and parts of a model whose part `p` has `counts[p]`
+/// vertices, every check on them made in part order; `check_part(p)` runs after part `p`'s
+/// own (its vertices' blend indices, where they are at hand).
+fn head(
+    model: &Model,
+    counts: &[usize],
+    materials: &[MaterialData],
+    offset_matrices: Option<&[Matrix]>,
+    mut check_part: impl FnMut(usize) -> Result<(), WriteError>,
+) -> Result<Head, WriteError> {
     let mut strings = Strings::default();
     let bone_count = count_u32("bones", model.bones.len())?;
 
     // Bones.
-    if let Some(m) = options.offset_matrices
+    if let Some(m) = offset_matrices
         && m.len() != model.bones.len()
     {
         return Err(WriteError::OffsetMatrices {
@@ -204,7 +299,7 @@ fn encode(
                 parent: b.parent,
             });
         }
-        let offset = match options.offset_matrices {
+        let offset = match offset_matrices {
             Some(m) => m.get(i).copied().unwrap_or([0.0; 16]),
             None => invert(&b.transform),
         };
@@ -246,7 +341,7 @@ fn encode(
     let mut index_total = 0usize;
     let mut max_index = 0u32;
     for (p, mesh) in model.meshes.iter().enumerate() {
-        let part_vertices = vertices[p].get();
+        let vertex_count = counts[p];
         if mesh.bone_index < -1 || mesh.bone_index as i64 >= bone_count as i64 {
             return Err(WriteError::PartBone {
                 part: p,
@@ -260,22 +355,16 @@ fn encode(
             });
         }
         for &index in &mesh.indices {
-            if index as usize >= part_vertices.len() {
+            if index as usize >= vertex_count {
                 return Err(WriteError::IndexOutOfRange {
                     part: p,
                     index,
-                    vertex_count: part_vertices.len(),
+                    vertex_count,
                 });
             }
             max_index = max_index.max(index);
         }
-        if let Some((v, j)) = first_bad_blend_index(part_vertices) {
-            return Err(WriteError::BlendIndex {
-                part: p,
-                vertex: v,
-                value: j,
-            });
-        }
+        check_part(p)?;
         let material = materials
             .iter()
             .position(|m| m.name == mesh.material_name)
@@ -286,12 +375,12 @@ fn encode(
             bone: mesh.bone_index,
             material,
             first_vertex: count_u32("vertices", vertex_total)?,
-            vertex_count: count_u32("vertices", part_vertices.len())?,
+            vertex_count: count_u32("vertices", vertex_count)?,
             first_index: count_u32("indices", index_total)?,
             index_count: count_u32("indices", mesh.indices.len())?,
             reserved: [0; 2],
         });
-        vertex_total += part_vertices.len();
+        vertex_total += vertex_count;
         index_total += mesh.indices.len();
     }
     count_u32("vertices", vertex_total)?;
@@ -302,55 +391,241 @@ fn encode(
     out.push(kind::PARTS, &parts);
     out.push(kind::MATERIALS, &material_records);
     out.push(kind::TEXTURES, &textures.records);
+    Ok(Head {
+        out,
+        strings,
+        parts,
+        vertex_total,
+        index_total,
+        max_index,
+    })
+}
 
-    let quantize_attributes = options.quantize != Quantize::None;
-    let quantize_positions = options.quantize == Quantize::AttributesAndPositions;
-    let bounds = if quantize_attributes {
-        Some(bounds(vertices, quantize_positions)?)
-    } else {
-        None
-    };
-    if let Some(q) = &bounds {
-        out.push(kind::QUANTIZATION, core::slice::from_ref(q));
-    }
-    // The six vertex streams in two sweeps over each part's vertices (on two threads with
-    // the `parallel` feature), three streams each, a block at a time: each block is read from
-    // the cache by its sweep's streams, where a pass per stream read the whole vertex array
-    // (76 bytes a vertex, every cache line of it) six times. The two octahedral encodings, the
-    // costly ones, go one to each sweep. A part's vertices are released once both sweeps are
-    // past them.
-    let encoding = Encoding {
-        bounds: bounds.as_ref(),
-        positions: quantize_positions,
-    };
-    let first = [Stream::Position, Stream::Normal, Stream::Uv];
-    let second = [Stream::Tangent, Stream::Joints, Stream::Weights];
-    let mut a = encoding.streams(vertex_total, first);
-    let mut b = encoding.streams(vertex_total, second);
-    for part in vertices.iter_mut() {
-        let v = part.get();
-        join(
-            || encoding.sweep(v, first, &mut a),
-            || encoding.sweep(v, second, &mut b),
-        );
-        part.release();
-    }
-    let ([positions, normals, uvs], [tangents, joints, weights]) = (a, b);
-    out.push_bytes(encoding.kind(Stream::Position), positions);
-    out.push_bytes(encoding.kind(Stream::Normal), normals);
-    out.push_bytes(encoding.kind(Stream::Tangent), tangents);
-    out.push_bytes(encoding.kind(Stream::Uv), uvs);
-    out.push_bytes(encoding.kind(Stream::Joints), joints);
-    out.push_bytes(encoding.kind(Stream::Weights), weights);
+/// The sections after the vertex streams but the string table: the indices (`u16` when
+/// every one fits), then the morph sections.
+fn tail(
+    model: &Model,
+    parts: &[PartRecord],
+    (index_total, max_index): (usize, u32),
+    quantize: Quantize,
+    strings: &mut Strings,
+    out: &mut FileBuilder,
+) -> Result<(), WriteError> {
     let indices = || model.meshes.iter().flat_map(|m| m.indices.iter().copied());
     if max_index <= u16::MAX as u32 {
         out.push_iter(kind::INDICES_U16, index_total, indices().map(|i| i as u16));
     } else {
         out.push_iter(kind::INDICES_U32, index_total, indices());
     }
-    morph_sections(model, &parts, options.quantize, &mut strings, &mut out)?;
+    morph_sections(model, parts, quantize, strings, out)
+}
+
+/// What [`MeshPlan::write_with`] hands its caller to write a piece of a part's vertices
+/// with (the classic writer's [`crate::classic::PutVertices`]).
+#[cfg(feature = "std")]
+pub type PutVertices<'a> = crate::classic::PutVertices<'a>;
+
+/// A kiln-layout `.mesh` of a model whose parts' vertices are not in it, checked and laid
+/// out, its vertex streams to be written as the vertices come ([`MeshPlan::write_with`]):
+/// so a writer can build a large part's vertices a run at a time, and neither the model's
+/// vertex array nor the file's streams are ever whole in memory (`kiln convert` writes the
+/// kiln layout so). The streams are `f32` ([`Quantize::None`]): quantised streams need the
+/// bounds of every vertex before the first is encoded, which [`encode_mesh`] has.
+#[derive(Debug)]
+// Without `std` there is no writer: the plan is laid out (its size known) but not written.
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+pub struct MeshPlan {
+    file: FileBuilder,
+    /// The section of each of [`PLANNED_STREAMS`], in that order.
+    streams: [usize; 6],
+    /// Each part's vertex count and the vertex it starts at in the streams.
+    counts: Vec<usize>,
+    firsts: Vec<usize>,
+}
+
+/// The vertex streams of a [`MeshPlan`], in the order [`encode_mesh`] lays them out.
+const PLANNED_STREAMS: [Stream; 6] = [
+    Stream::Position,
+    Stream::Normal,
+    Stream::Tangent,
+    Stream::Uv,
+    Stream::Joints,
+    Stream::Weights,
+];
+
+/// [`encode_mesh`] of a model whose part `k` has `vertex_counts[k]` vertices (its own list
+/// is not read), the vertex streams `f32` and left to [`MeshPlan::write_with`]: every check
+/// [`encode_mesh`] makes, in the same order, but the blend indices', which the write makes
+/// on each piece as it comes. `offset_matrices` as [`MeshOptions::offset_matrices`]. A
+/// [`WriteError::VertexCounts`] when `vertex_counts` does not give one count per part.
+pub fn plan_mesh(
+    model: &Model,
+    vertex_counts: &[usize],
+    materials: &[MaterialData],
+    offset_matrices: Option<&[Matrix]>,
+) -> Result<MeshPlan, WriteError> {
+    if vertex_counts.len() != model.meshes.len() {
+        return Err(WriteError::VertexCounts {
+            given: vertex_counts.len(),
+            parts: model.meshes.len(),
+        });
+    }
+    let Head {
+        mut out,
+        mut strings,
+        parts,
+        vertex_total,
+        index_total,
+        max_index,
+    } = head(model, vertex_counts, materials, offset_matrices, |_| Ok(()))?;
+    let encoding = Encoding {
+        bounds: None,
+        positions: false,
+    };
+    let mut streams = [0; 6];
+    for (section, stream) in streams.iter_mut().zip(PLANNED_STREAMS) {
+        *section = out.sections.len();
+        out.push_later(encoding.kind(stream), vertex_total);
+    }
+    tail(
+        model,
+        &parts,
+        (index_total, max_index),
+        Quantize::None,
+        &mut strings,
+        &mut out,
+    )?;
     out.push_strings(strings)?;
-    Ok(MeshFile { file: out })
+    let firsts = parts.iter().map(|p| p.first_vertex as usize).collect();
+    Ok(MeshPlan {
+        file: out,
+        streams,
+        counts: vertex_counts.to_vec(),
+        firsts,
+    })
+}
+
+impl MeshPlan {
+    /// The file's size in bytes.
+    pub fn len(&self) -> usize {
+        self.file.layout().1
+    }
+
+    /// Whether the file is empty (never: it has a header).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Writes the file to `out`, an empty file (or anything that reads back what was written
+    /// at an offset): every section but the vertex streams in order, then each part's
+    /// vertices as `vertices(k, put)` hands them over, in order and in as many pieces as it
+    /// likes (`put` may be called from another thread, building the next piece beside it),
+    /// each piece's six streams written at their offsets; then the file is read back from
+    /// [`CHECKSUM_START`](super::spec::CHECKSUM_START) for its checksum, which goes in at
+    /// [`CHECKSUM_OFFSET`](super::spec::CHECKSUM_OFFSET) and is returned. The bytes are
+    /// [`encode_mesh`]'s for the same model with its vertices.
+    ///
+    /// Errors: `out`'s; `InvalidInput` when a part is handed more or fewer vertices than its
+    /// count; `InvalidData` carrying [`WriteError::BlendIndex`] for a blend index the layout
+    /// cannot hold. The file is then incomplete: the caller removes it.
+    #[cfg(feature = "std")]
+    pub fn write_with(
+        &self,
+        vertices: &mut dyn FnMut(usize, &mut PutVertices<'_>),
+        out: &mut (impl std::io::Read + std::io::Write + std::io::Seek + Send),
+    ) -> std::io::Result<u64> {
+        use std::io::{Error, ErrorKind, SeekFrom};
+        let (offsets, end) = self.file.layout();
+        let mut table = Vec::with_capacity(HEADER_SIZE + SECTION_ENTRY_SIZE * offsets.len());
+        self.file.emit_table(0, &offsets, end, &mut table);
+        out.seek(SeekFrom::Start(0))?;
+        out.write_all(&table)?;
+        // The sections but the streams, the padding before each section included.
+        let mut at = table.len();
+        let zeros = [0u8; ALIGNMENT];
+        for (section, &offset) in self.file.sections.iter().zip(&offsets) {
+            out.write_all(&zeros[..offset - at])?;
+            at = offset + section.len;
+            if section.later {
+                out.seek(SeekFrom::Start(at as u64))?;
+            } else {
+                out.write_all(&section.bytes)?;
+            }
+        }
+        let encoding = Encoding {
+            bounds: None,
+            positions: false,
+        };
+        let sizes = PLANNED_STREAMS.map(|s| stream_size(encoding.kind(s)));
+        // One piece's streams at a time. Encoding a piece beside the last one's write (a
+        // `join` here) was tried and gained nothing: the write, a copy into fresh page-cache
+        // pages, is what the streams wait for, and it takes the file's lock.
+        let mut bytes: [Vec<u8>; 6] = Default::default();
+        for (k, (&count, &first)) in self.counts.iter().zip(&self.firsts).enumerate() {
+            let mut done = 0usize;
+            let mut failed: Option<Error> = None;
+            vertices(k, &mut |piece: &[Vertex]| {
+                if failed.is_some() {
+                    return;
+                }
+                if piece.len() > count - done {
+                    failed = Some(Error::new(
+                        ErrorKind::InvalidInput,
+                        alloc::format!("mesh {k}: more than its {count} vertices handed over"),
+                    ));
+                    return;
+                }
+                if let Some((v, value)) = first_bad_blend_index(piece) {
+                    let why = WriteError::BlendIndex {
+                        part: k,
+                        vertex: done + v,
+                        value,
+                    };
+                    failed = Some(Error::new(ErrorKind::InvalidData, why));
+                    return;
+                }
+                for (i, &stream) in PLANNED_STREAMS.iter().enumerate() {
+                    bytes[i].clear();
+                    encoding.encode(stream, piece, &mut bytes[i]);
+                    let at = offsets[self.streams[i]] + (first + done) * sizes[i];
+                    let written = out
+                        .seek(SeekFrom::Start(at as u64))
+                        .and_then(|_| out.write_all(&bytes[i]));
+                    if let Err(e) = written {
+                        failed = Some(e);
+                        return;
+                    }
+                }
+                done += piece.len();
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            if done != count {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    alloc::format!("mesh {k}: {done} of its {count} vertices handed over"),
+                ));
+            }
+        }
+        // The checksum, from the file as written (the streams' buffers freed first, for the
+        // one it is read into).
+        drop(bytes);
+        out.seek(SeekFrom::Start(CHECKSUM_START as u64))?;
+        let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
+        let mut buf = alloc::vec![0u8; (1 << 20).min(end)];
+        let mut left = end - CHECKSUM_START;
+        while left > 0 {
+            let n = left.min(buf.len());
+            out.read_exact(&mut buf[..n])?;
+            hasher.update(&buf[..n]);
+            left -= n;
+        }
+        let sum = hasher.digest();
+        out.seek(SeekFrom::Start(CHECKSUM_OFFSET as u64))?;
+        out.write_all(&sum.to_le_bytes())?;
+        Ok(sum)
+    }
 }
 
 /// The 1.1 morph sections of a model whose parts have morph targets (none otherwise, so such
@@ -969,7 +1244,19 @@ fn stream_size(kind: u32) -> usize {
 #[derive(Debug)]
 struct FileBuilder {
     magic: [u8; 8],
-    sections: Vec<(u32, u32, u32, Vec<u8>)>,
+    sections: Vec<BuiltSection>,
+}
+
+/// A section of a [`FileBuilder`]: its entry's fields and its bytes, or (`later`) only their
+/// length, the bytes written in place afterwards ([`MeshPlan`]).
+#[derive(Debug)]
+struct BuiltSection {
+    kind: u32,
+    size: u32,
+    count: u32,
+    len: usize,
+    later: bool,
+    bytes: Vec<u8>,
 }
 
 impl FileBuilder {
@@ -1000,8 +1287,7 @@ impl FileBuilder {
             bytes.extend_from_slice(bytemuck::bytes_of(&item));
         }
         debug_assert_eq!(bytes.len(), count * size as usize);
-        self.sections
-            .push((kind, size, (bytes.len() / size as usize) as u32, bytes));
+        self.push_section(kind, size, bytes);
     }
 
     /// Adds a section of encoded items, `bytes` (whose count the caller has checked fits a
@@ -1009,13 +1295,37 @@ impl FileBuilder {
     fn push_bytes(&mut self, kind: u32, bytes: Vec<u8>) {
         let size = stream_size(kind);
         debug_assert_eq!(bytes.len() % size, 0);
-        self.sections
-            .push((kind, size as u32, (bytes.len() / size) as u32, bytes));
+        self.push_section(kind, size as u32, bytes);
+    }
+
+    fn push_section(&mut self, kind: u32, size: u32, bytes: Vec<u8>) {
+        self.sections.push(BuiltSection {
+            kind,
+            size,
+            count: (bytes.len() / size as usize) as u32,
+            len: bytes.len(),
+            later: false,
+            bytes,
+        });
+    }
+
+    /// Adds a section of `count` items (checked to fit a `u32`) of the size `kind` has, whose
+    /// bytes are written later, in place.
+    fn push_later(&mut self, kind: u32, count: usize) {
+        let size = stream_size(kind);
+        self.sections.push(BuiltSection {
+            kind,
+            size: size as u32,
+            count: count as u32,
+            len: count * size,
+            later: true,
+            bytes: Vec::new(),
+        });
     }
 
     fn push_strings(&mut self, s: Strings) -> Result<(), WriteError> {
-        let n = count_u32("string table bytes", s.bytes.len())?;
-        self.sections.push((kind::STRINGS, 1, n, s.bytes));
+        count_u32("string table bytes", s.bytes.len())?;
+        self.push_section(kind::STRINGS, 1, s.bytes);
         Ok(())
     }
 
@@ -1025,24 +1335,39 @@ impl FileBuilder {
         let table_end = HEADER_SIZE + SECTION_ENTRY_SIZE * self.sections.len();
         let mut offsets = Vec::with_capacity(self.sections.len());
         let mut end = table_end;
-        for (_, _, _, bytes) in &self.sections {
+        for section in &self.sections {
             let start = align(end);
             offsets.push(start);
-            end = start + bytes.len();
+            end = start + section.len;
         }
         (offsets, end)
     }
 
-    /// The file's bytes in order, in pieces, with `checksum` at offset 8.
+    /// The file's bytes in order, in pieces, with `checksum` at offset 8 (every section's
+    /// bytes at hand: none written later).
     fn emit(&self, checksum: u64, sink: &mut impl Sink) {
         let (offsets, end) = self.layout();
+        self.emit_table(checksum, &offsets, end, sink);
+        let mut at = HEADER_SIZE + SECTION_ENTRY_SIZE * self.sections.len();
+        let zeros = [0u8; ALIGNMENT];
+        for (section, &offset) in self.sections.iter().zip(&offsets) {
+            debug_assert!(!section.later);
+            sink.put(&zeros[..offset - at]);
+            sink.put(&section.bytes);
+            at = offset + section.len;
+        }
+    }
+
+    /// The header and the section table, with `checksum` at offset 8, for the sections at
+    /// `offsets` of a file of `end` bytes ([`FileBuilder::layout`]).
+    fn emit_table(&self, checksum: u64, offsets: &[usize], end: usize, sink: &mut impl Sink) {
         sink.put(&self.magic);
         sink.put(&checksum.to_le_bytes());
         sink.put(&VERSION_MAJOR.to_le_bytes());
         // 1.1 only when a 1.1 section is there: older files stay byte for byte as they were.
-        let minor = if self.sections.iter().any(|(k, ..)| {
+        let minor = if self.sections.iter().any(|s| {
             matches!(
-                *k,
+                s.kind,
                 kind::MORPH_TARGETS
                     | kind::MORPH_SHAPES
                     | kind::MORPH_VERTICES
@@ -1061,20 +1386,13 @@ impl FileBuilder {
         sink.put(&minor.to_le_bytes());
         sink.put(&(self.sections.len() as u32).to_le_bytes());
         sink.put(&(end as u64).to_le_bytes());
-        for ((kind, size, count, bytes), &offset) in self.sections.iter().zip(&offsets) {
-            sink.put(&kind.to_le_bytes());
+        for (section, &offset) in self.sections.iter().zip(offsets) {
+            sink.put(&section.kind.to_le_bytes());
             sink.put(&0u32.to_le_bytes());
             sink.put(&(offset as u64).to_le_bytes());
-            sink.put(&(bytes.len() as u64).to_le_bytes());
-            sink.put(&size.to_le_bytes());
-            sink.put(&count.to_le_bytes());
-        }
-        let mut at = HEADER_SIZE + SECTION_ENTRY_SIZE * self.sections.len();
-        let zeros = [0u8; ALIGNMENT];
-        for ((_, _, _, bytes), &offset) in self.sections.iter().zip(&offsets) {
-            sink.put(&zeros[..offset - at]);
-            sink.put(bytes);
-            at = offset + bytes.len();
+            sink.put(&(section.len as u64).to_le_bytes());
+            sink.put(&section.size.to_le_bytes());
+            sink.put(&section.count.to_le_bytes());
         }
     }
 
