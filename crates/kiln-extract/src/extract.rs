@@ -455,6 +455,16 @@ fn extract_skeleton(
             push_part(out, scene, plan, Vec::new(), morph_targets, bone);
         }
         push_offsets_and_helpers(out, scene, &order, &slots, &globals);
+        // The meshes keep what the vertices are built from: their faces (the parts have
+        // their triangles), skin bones (their weights are in the parts' influences) and morph
+        // targets (in the parts) go now, not when the writer is done with the vertices.
+        let mut owned = owned;
+        for m in &mut owned {
+            m.indices = Vec::new();
+            m.face_sizes = Vec::new();
+            m.bones = Vec::new();
+            m.morph_targets = Vec::new();
+        }
         return Some(PendingVertices {
             meshes: owned,
             parts,
