@@ -1007,9 +1007,10 @@ fn prepare(
     }
     let scene = import_bytes(&path, &bytes, format, &mut recorder)?;
     drop(bytes);
-    // A classic `.mesh` is written straight from the scene's arrays, its vertices built as
-    // they go out: no vertex array of the whole model beside the scene.
-    let defer = options.convert.encode.layout == Layout::Classic;
+    // A `.mesh` is written straight from the scene's arrays, its vertices built as they go
+    // out: no vertex array of the whole model beside the scene (nor, in the kiln layout, its
+    // streams). Not quantised kiln-layout streams, which need every vertex's bounds first.
+    let defer = crate::encode::defers_vertices(&options.convert.encode);
     let (mut loaded, pending) = process_scene_with(scene, &path, &options.convert.load, defer)?;
     // Outputs are named after the job's stem (standard input: `--name`).
     loaded.name = job.name();
@@ -1322,8 +1323,9 @@ fn commit(
     if let Some(p) = &pending {
         summary.vertices = p.total();
     }
-    let (encoded, mesh) = encode_parts_taking_vertices(&mut loaded, &options.convert.encode)
-        .map_err(|e| e.with_path(&me))?;
+    let (encoded, mesh) =
+        encode_parts_taking_vertices(&mut loaded, &options.convert.encode, pending.as_ref())
+            .map_err(|e| e.with_path(&me))?;
     // The loader's warnings were taken into `warnings` when the model was prepared.
     let mut all_warnings = warnings;
     all_warnings.extend(encoded.warnings.iter().cloned());
@@ -1400,6 +1402,11 @@ fn commit(
         write_atomically_with(&target, |f| {
             if let MeshStream::Kiln(file) = &mesh {
                 digest = write_kiln_mesh(file, f)?;
+                return Ok(());
+            }
+            if let (MeshStream::KilnPlanned(_), Some(p)) = (&mesh, &mut pending) {
+                mesh.write_planned_to(p, f)?;
+                digest = hash_file(f)?;
                 return Ok(());
             }
             let mut w = HashingWriter {
@@ -1629,6 +1636,23 @@ fn write_kiln_mesh(
     ))?;
     f.write_all(&sum.to_le_bytes())?;
     Ok((file.len() as u64, hash))
+}
+
+/// The size and content hash of the file `f` as it is now (read back from its start).
+fn hash_file(f: &mut fs::File) -> std::io::Result<(u64, u128)> {
+    use std::io::{Read, Seek, SeekFrom};
+    f.seek(SeekFrom::Start(0))?;
+    let mut hash = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok((len, hash.digest128()));
+        }
+        hash.update(&buf[..n]);
+        len += n as u64;
+    }
 }
 
 /// A writer that hashes and counts what passes through it.

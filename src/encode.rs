@@ -73,6 +73,17 @@ pub(crate) enum MeshStream {
     Classic(Option<kiln_format::Model>),
     /// The kiln layout, checked and encoded section by section (`kiln::MeshFile`).
     Kiln(kiln_format::kiln::MeshFile),
+    /// The kiln layout with `f32` streams, checked and laid out, its vertex streams written
+    /// as the pending vertices are built (`kiln::MeshPlan`): [`MeshStream::write_planned_to`].
+    KilnPlanned(kiln_format::kiln::MeshPlan),
+}
+
+/// The error of writing a planned kiln-layout mesh without its pending vertices.
+fn planned_needs_vertices() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        "a planned kiln-layout .mesh is written from its pending vertices",
+    )
 }
 
 impl MeshStream {
@@ -87,7 +98,27 @@ impl MeshStream {
                 kiln_format::classic::write_mesh_to(m.as_ref().unwrap_or(&loaded.model), out)
             }
             MeshStream::Kiln(file) => file.write_to(out),
+            MeshStream::KilnPlanned(_) => Err(planned_needs_vertices()),
         }
+    }
+
+    /// Writes a planned kiln-layout mesh into `out` (an empty file), its vertices built by
+    /// `pending` a run at a time as [`write_classic_mesh_pending`] builds them, each run's
+    /// streams written at their offsets; gives the file's checksum (`kiln::MeshPlan`). Any
+    /// other mesh is refused (`InvalidInput`): it has its own writers.
+    pub(crate) fn write_planned_to(
+        &self,
+        pending: &mut kiln_extract::PendingVertices,
+        out: &mut (impl std::io::Read + std::io::Write + std::io::Seek + Send),
+    ) -> std::io::Result<u64> {
+        let MeshStream::KilnPlanned(plan) = self else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "only a planned kiln-layout .mesh is written in place",
+            ));
+        };
+        let mut runs = Runs::new(pending, None);
+        plan.write_with(&mut |k, put| runs.put_part(pending, k, put), out)
     }
 
     /// [`MeshStream::write_to`] of a classic mesh whose parts' vertices `pending` builds
@@ -103,17 +134,18 @@ impl MeshStream {
             MeshStream::Classic(m) => {
                 stream_classic(m.as_ref().unwrap_or(&loaded.model), loaded, pending, out)
             }
-            MeshStream::Kiln(_) => self.write_to(loaded, out),
+            MeshStream::Kiln(_) | MeshStream::KilnPlanned(_) => self.write_to(loaded, out),
         }
     }
 
     /// The mesh's bytes, as [`MeshStream::write_to`] writes them.
-    fn into_bytes(self, loaded: &Loaded) -> Vec<u8> {
+    fn into_bytes(self, loaded: &Loaded) -> std::io::Result<Vec<u8>> {
         match self {
-            MeshStream::Classic(m) => {
-                kiln_format::classic::write_mesh(m.as_ref().unwrap_or(&loaded.model))
-            }
-            MeshStream::Kiln(file) => file.into_bytes(),
+            MeshStream::Classic(m) => Ok(kiln_format::classic::write_mesh(
+                m.as_ref().unwrap_or(&loaded.model),
+            )),
+            MeshStream::Kiln(file) => Ok(file.into_bytes()),
+            MeshStream::KilnPlanned(_) => Err(planned_needs_vertices()),
         }
     }
 }
@@ -145,58 +177,94 @@ fn stream_classic(
     pending: &mut kiln_extract::PendingVertices,
     out: &mut (impl std::io::Write + Send),
 ) -> std::io::Result<()> {
-    // Vertices per run: 4.9 MB, each written (and hashed) in one piece.
-    const RUN: usize = 1 << 16;
     // The classic bone list's numbers, where helper bones were left out of it.
     let map = kiln_extract::classic_bone_map(&loaded.model);
     let counts: Vec<usize> = (0..pending.parts()).map(|k| pending.len(k)).collect();
-    let longest = counts.iter().copied().max().unwrap_or(0);
-    // Two buffers: the next run is built while the last one is written.
-    let mut ready = vec![kiln_format::Vertex::default(); RUN.min(longest)];
-    // (Only a part of more than one run needs the second.)
-    let mut next = if longest > RUN {
-        ready.clone()
-    } else {
-        Vec::new()
-    };
-    let build = |pending: &kiln_extract::PendingVertices,
-                 k: usize,
-                 start: usize,
-                 run: &mut [kiln_format::Vertex]| {
-        pending.fill(k, start, run);
-        if let Some(map) = &map {
-            run.iter_mut()
-                .for_each(|v| kiln_extract::classic_vertex(v, map));
-        }
-    };
+    let mut runs = Runs::new(pending, map);
     kiln_format::classic::write_mesh_with(
         model,
         &counts,
-        &mut |k, put| {
-            let n = counts[k];
-            let len = |start: usize| RUN.min(n - start);
-            if n > 0 {
-                build(pending, k, 0, &mut ready[..len(0)]);
-            }
-            let mut start = 0;
-            while start < n {
-                let after = start + len(start);
-                if after >= n {
-                    put(&ready[..len(start)]);
-                    break;
-                }
-                let shared: &kiln_extract::PendingVertices = pending;
-                rayon::join(
-                    || put(&ready[..len(start)]),
-                    || build(shared, k, after, &mut next[..len(after)]),
-                );
-                std::mem::swap(&mut ready, &mut next);
-                start = after;
-            }
-            pending.release(k);
-        },
+        &mut |k, put| runs.put_part(pending, k, put),
         out,
     )
+}
+
+/// Builds parts' pending vertices a run at a time for a writer: two buffers, the next run
+/// built while the last one is handed over (on another of rayon's threads).
+struct Runs {
+    ready: Vec<kiln_format::Vertex>,
+    next: Vec<kiln_format::Vertex>,
+    /// The classic bone list's numbers, where helper bones were left out of it.
+    map: Option<Vec<usize>>,
+}
+
+impl Runs {
+    /// Vertices per run: 1.2 MB, each written (and hashed, beside the write) in one piece.
+    /// Runs of 65,536 (4.9 MB) took the same time at 400k triangles and 0.5 MB more at 50k.
+    const RUN: usize = 1 << 14;
+
+    /// Buffers for the parts of `pending`, each vertex's bones renumbered by `map`.
+    fn new(pending: &kiln_extract::PendingVertices, map: Option<Vec<usize>>) -> Runs {
+        let longest = (0..pending.parts())
+            .map(|k| pending.len(k))
+            .max()
+            .unwrap_or(0);
+        let ready = vec![kiln_format::Vertex::default(); Self::RUN.min(longest)];
+        // (Only a part of more than one run needs the second.)
+        let next = if longest > Self::RUN {
+            ready.clone()
+        } else {
+            Vec::new()
+        };
+        Runs { ready, next, map }
+    }
+
+    /// Hands part `k`'s vertices to `put` in runs, then frees what the part held in
+    /// `pending`.
+    fn put_part(
+        &mut self,
+        pending: &mut kiln_extract::PendingVertices,
+        k: usize,
+        put: &mut kiln_format::classic::PutVertices<'_>,
+    ) {
+        let map = self.map.as_deref();
+        let build = |pending: &kiln_extract::PendingVertices,
+                     start: usize,
+                     run: &mut [kiln_format::Vertex]| {
+            pending.fill(k, start, run);
+            if let Some(map) = map {
+                run.iter_mut()
+                    .for_each(|v| kiln_extract::classic_vertex(v, map));
+            }
+        };
+        let n = pending.len(k);
+        let len = |start: usize| Self::RUN.min(n - start);
+        let (ready, next) = (&mut self.ready, &mut self.next);
+        if n > 0 {
+            build(pending, 0, &mut ready[..len(0)]);
+        }
+        let mut start = 0;
+        while start < n {
+            let after = start + len(start);
+            if after >= n {
+                put(&ready[..len(start)]);
+                break;
+            }
+            let shared: &kiln_extract::PendingVertices = pending;
+            rayon::join(
+                || put(&ready[..len(start)]),
+                || build(shared, after, &mut next[..len(after)]),
+            );
+            std::mem::swap(ready, next);
+            start = after;
+        }
+        pending.release(k);
+        if k + 1 == pending.parts() {
+            // The last part is out: the buffers go back before the writer's tail (the kiln
+            // layout's read-back for its checksum takes a buffer of its own).
+            (self.ready, self.next) = (Vec::new(), Vec::new());
+        }
+    }
 }
 
 /// [`encode_parts`] and the textures: [`encode`] but for the `.mesh`.
@@ -215,13 +283,11 @@ pub fn encode_with(
     files: &mut dyn crate::load::Files,
 ) -> Result<Encoded> {
     let (mut encoded, mesh) = encode_with_textures_from(loaded, options, files)?;
-    encoded.files.insert(
-        0,
-        OutputFile {
-            name: mesh_file_name(loaded),
-            bytes: mesh.into_bytes(loaded),
-        },
-    );
+    let name = mesh_file_name(loaded);
+    let bytes = mesh
+        .into_bytes(loaded)
+        .map_err(|e| Error::Write(e).with_path(std::path::Path::new(&name)))?;
+    encoded.files.insert(0, OutputFile { name, bytes });
     Ok(encoded)
 }
 
@@ -258,32 +324,57 @@ pub(crate) fn encode_parts(
     loaded: &Loaded,
     options: &EncodeOptions,
 ) -> Result<(Encoded, MeshStream)> {
-    encode_parts_from(loaded, None, options)
+    encode_parts_from(loaded, Source::Model, options)
 }
 
 /// [`encode_parts`], the kiln layout freeing each part's vertex array once its streams are
 /// encoded (`kiln_format::kiln::encode_mesh_taking_vertices`), so that the model's vertices and
 /// the file's streams are not all held at once: `loaded.model`'s parts have no vertices
-/// afterwards (whatever the outcome), so the caller takes its counts before. What `kiln::batch`
-/// runs; the classic layout streams from the model at write time and takes nothing.
+/// afterwards (whatever the outcome), so the caller takes its counts before. With `pending`
+/// (the parts' vertices left out of `loaded.model`, [`crate::load::process_scene_with`]), a
+/// kiln-layout mesh with `f32` streams is planned instead ([`MeshStream::KilnPlanned`]), its
+/// streams written from `pending` as they are built. What `kiln::batch` runs; the classic
+/// layout streams from the model at write time and takes nothing.
 pub(crate) fn encode_parts_taking_vertices(
     loaded: &mut Loaded,
     options: &EncodeOptions,
+    pending: Option<&kiln_extract::PendingVertices>,
 ) -> Result<(Encoded, MeshStream)> {
     if options.layout != Layout::Kiln {
         return encode_parts(loaded, options);
     }
+    if let Some(pending) = pending.filter(|_| defers_vertices(options)) {
+        let counts: Vec<usize> = (0..pending.parts()).map(|k| pending.len(k)).collect();
+        return encode_parts_from(loaded, Source::Planned(&counts), options);
+    }
     let mut model = std::mem::take(&mut loaded.model);
-    let encoded = encode_parts_from(loaded, Some(&mut model), options);
+    let encoded = encode_parts_from(loaded, Source::Taken(&mut model), options);
     loaded.model = model;
     encoded
 }
 
-/// [`encode_parts`] with the model, when given, taken from `model` instead of `loaded.model`
-/// (kiln layout only) and its vertices freed as they are encoded.
+/// Whether a `.mesh` of `options` is written from pending vertices, built as they go out
+/// (`kiln convert`): the classic layout, and the kiln layout with `f32` streams (quantised
+/// streams need the bounds of every vertex before the first is encoded).
+pub(crate) fn defers_vertices(options: &EncodeOptions) -> bool {
+    options.layout == Layout::Classic || options.quantize == kiln_format::kiln::Quantize::None
+}
+
+/// Where [`encode_parts_from`] has the kiln layout's vertices from.
+enum Source<'a> {
+    /// `loaded.model`'s parts.
+    Model,
+    /// The model taken from `loaded`, its vertices freed as they are encoded.
+    Taken(&'a mut kiln_format::Model),
+    /// Nowhere yet: part `k` will have `counts[k]`, the mesh planned (`f32` streams, whatever
+    /// the options say: [`defers_vertices`]).
+    Planned(&'a [usize]),
+}
+
+/// [`encode_parts`], the kiln layout's vertices from `source`.
 fn encode_parts_from(
     loaded: &Loaded,
-    model: Option<&mut kiln_format::Model>,
+    source: Source<'_>,
     options: &EncodeOptions,
 ) -> Result<(Encoded, MeshStream)> {
     let name = &loaded.name;
@@ -341,17 +432,34 @@ fn encode_parts_from(
                 quantize: options.quantize,
                 offset_matrices: Some(&offsets),
             };
-            let file = match model {
-                Some(model) => {
-                    kiln_format::kiln::encode_mesh_taking_vertices(model, &materials, &mesh_options)
-                }
-                None => kiln_format::kiln::encode_mesh(&loaded.model, &materials, &mesh_options),
-            }
-            .map_err(|source| Error::Encode {
+            let encode_error = |source| Error::Encode {
                 file: mesh_name.clone(),
                 source,
-            })?;
-            MeshStream::Kiln(file)
+            };
+            match source {
+                Source::Planned(counts) => {
+                    let plan = kiln_format::kiln::plan_mesh(
+                        &loaded.model,
+                        counts,
+                        &materials,
+                        Some(&offsets),
+                    )
+                    .map_err(encode_error)?;
+                    MeshStream::KilnPlanned(plan)
+                }
+                Source::Taken(model) => MeshStream::Kiln(
+                    kiln_format::kiln::encode_mesh_taking_vertices(
+                        model,
+                        &materials,
+                        &mesh_options,
+                    )
+                    .map_err(encode_error)?,
+                ),
+                Source::Model => MeshStream::Kiln(
+                    kiln_format::kiln::encode_mesh(&loaded.model, &materials, &mesh_options)
+                        .map_err(encode_error)?,
+                ),
+            }
         }
     };
     files.push(OutputFile {
@@ -428,6 +536,30 @@ mod tests {
         assert_eq!(got.len(), want.len());
         assert!(got == want, "the streamed .mesh differs");
         // Every part released as it went out.
+        assert!(pending.is_empty());
+        // The kiln layout, planned and written in place from the pending vertices.
+        let kiln = EncodeOptions::default();
+        let (_, mesh_whole) = encode_parts(&whole, &kiln).unwrap();
+        let mut want_kiln = Vec::new();
+        mesh_whole.write_to(&whole, &mut want_kiln).unwrap();
+        let (mut lean, pending) = process_scene_with(scene.clone(), path, &load, true).unwrap();
+        let mut pending = pending.unwrap();
+        let (encoded_lean, mesh_lean) =
+            encode_parts_taking_vertices(&mut lean, &kiln, Some(&pending)).unwrap();
+        assert!(matches!(mesh_lean, MeshStream::KilnPlanned(_)));
+        assert_eq!(
+            encoded_lean.files,
+            encode_parts(&whole, &kiln).unwrap().0.files
+        );
+        // Written only from its pending vertices.
+        assert!(mesh_lean.write_to(&lean, &mut Vec::new()).is_err());
+        let mut file = std::io::Cursor::new(Vec::new());
+        let sum = mesh_lean.write_planned_to(&mut pending, &mut file).unwrap();
+        assert_eq!(sum, kiln_format::kiln::checksum(&want_kiln));
+        assert!(
+            file.into_inner() == want_kiln,
+            "the planned kiln .mesh differs"
+        );
         assert!(pending.is_empty());
         // And the public way in, from the scene as processed.
         let mut processed = scene;
