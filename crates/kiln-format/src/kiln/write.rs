@@ -179,27 +179,21 @@ fn encode(
     options: &MeshOptions<'_>,
 ) -> Result<MeshFile, WriteError> {
     let counts: Vec<usize> = vertices.iter().map(|v| v.get().len()).collect();
-    let Head {
-        mut out,
-        mut strings,
-        parts,
-        vertex_total,
-        index_total,
-        max_index,
-    } = head(
-        model,
-        &counts,
-        materials,
-        options.offset_matrices,
-        |p| match first_bad_blend_index(vertices[p].get()) {
-            Some((v, j)) => Err(WriteError::BlendIndex {
-                part: p,
-                vertex: v,
-                value: j,
-            }),
-            None => Ok(()),
-        },
-    )?;
+    let mut head =
+        head(
+            model,
+            &counts,
+            materials,
+            options.offset_matrices,
+            |p| match first_bad_blend_index(vertices[p].get()) {
+                Some((v, j)) => Err(WriteError::BlendIndex {
+                    part: p,
+                    vertex: v,
+                    value: j,
+                }),
+                None => Ok(()),
+            },
+        )?;
 
     let quantize_attributes = options.quantize != Quantize::None;
     let quantize_positions = options.quantize == Quantize::AttributesAndPositions;
@@ -209,7 +203,7 @@ fn encode(
         None
     };
     if let Some(q) = &bounds {
-        out.push(kind::QUANTIZATION, core::slice::from_ref(q));
+        head.out.push(kind::QUANTIZATION, core::slice::from_ref(q));
     }
     // The six vertex streams in two sweeps over each part's vertices (on two threads with
     // the `parallel` feature), three streams each, a block at a time: each block is read from
@@ -223,8 +217,8 @@ fn encode(
     };
     let first = [Stream::Position, Stream::Normal, Stream::Uv];
     let second = [Stream::Tangent, Stream::Joints, Stream::Weights];
-    let mut a = encoding.streams(vertex_total, first);
-    let mut b = encoding.streams(vertex_total, second);
+    let mut a = encoding.streams(head.vertex_total, first);
+    let mut b = encoding.streams(head.vertex_total, second);
     for part in vertices.iter_mut() {
         let v = part.get();
         join(
@@ -234,22 +228,16 @@ fn encode(
         part.release();
     }
     let ([positions, normals, uvs], [tangents, joints, weights]) = (a, b);
-    out.push_bytes(encoding.kind(Stream::Position), positions);
-    out.push_bytes(encoding.kind(Stream::Normal), normals);
-    out.push_bytes(encoding.kind(Stream::Tangent), tangents);
-    out.push_bytes(encoding.kind(Stream::Uv), uvs);
-    out.push_bytes(encoding.kind(Stream::Joints), joints);
-    out.push_bytes(encoding.kind(Stream::Weights), weights);
-    tail(
-        model,
-        &parts,
-        (index_total, max_index),
-        options.quantize,
-        &mut strings,
-        &mut out,
-    )?;
-    out.push_strings(strings)?;
-    Ok(MeshFile { file: out })
+    head.out
+        .push_bytes(encoding.kind(Stream::Position), positions);
+    head.out.push_bytes(encoding.kind(Stream::Normal), normals);
+    head.out
+        .push_bytes(encoding.kind(Stream::Tangent), tangents);
+    head.out.push_bytes(encoding.kind(Stream::Uv), uvs);
+    head.out.push_bytes(encoding.kind(Stream::Joints), joints);
+    head.out.push_bytes(encoding.kind(Stream::Weights), weights);
+    let file = head.finish(model, options.quantize)?;
+    Ok(MeshFile { file })
 }
 
 /// The sections before the vertex streams, and what the rest needs of them.
@@ -401,23 +389,29 @@ fn head(
     })
 }
 
-/// The sections after the vertex streams but the string table: the indices (`u16` when
-/// every one fits), then the morph sections.
-fn tail(
-    model: &Model,
-    parts: &[PartRecord],
-    (index_total, max_index): (usize, u32),
-    quantize: Quantize,
-    strings: &mut Strings,
-    out: &mut FileBuilder,
-) -> Result<(), WriteError> {
-    let indices = || model.meshes.iter().flat_map(|m| m.indices.iter().copied());
-    if max_index <= u16::MAX as u32 {
-        out.push_iter(kind::INDICES_U16, index_total, indices().map(|i| i as u16));
-    } else {
-        out.push_iter(kind::INDICES_U32, index_total, indices());
+impl Head {
+    /// The sections after the vertex streams: the indices (`u16` when every one fits), the
+    /// morph sections, then the string table; the file's sections complete.
+    fn finish(mut self, model: &Model, quantize: Quantize) -> Result<FileBuilder, WriteError> {
+        let indices = || model.meshes.iter().flat_map(|m| m.indices.iter().copied());
+        if self.max_index <= u16::MAX as u32 {
+            let narrow = indices().map(|i| i as u16);
+            self.out
+                .push_iter(kind::INDICES_U16, self.index_total, narrow);
+        } else {
+            self.out
+                .push_iter(kind::INDICES_U32, self.index_total, indices());
+        }
+        morph_sections(
+            model,
+            &self.parts,
+            quantize,
+            &mut self.strings,
+            &mut self.out,
+        )?;
+        self.out.push_strings(self.strings)?;
+        Ok(self.out)
     }
-    morph_sections(model, parts, quantize, strings, out)
 }
 
 /// What [`MeshPlan::write_with`] hands its caller to write a piece of a part's vertices
@@ -470,35 +464,21 @@ pub fn plan_mesh(
             parts: model.meshes.len(),
         });
     }
-    let Head {
-        mut out,
-        mut strings,
-        parts,
-        vertex_total,
-        index_total,
-        max_index,
-    } = head(model, vertex_counts, materials, offset_matrices, |_| Ok(()))?;
+    let mut head = head(model, vertex_counts, materials, offset_matrices, |_| Ok(()))?;
     let encoding = Encoding {
         bounds: None,
         positions: false,
     };
     let mut streams = [0; 6];
     for (section, stream) in streams.iter_mut().zip(PLANNED_STREAMS) {
-        *section = out.sections.len();
-        out.push_later(encoding.kind(stream), vertex_total);
+        *section = head.out.sections.len();
+        head.out
+            .push_later(encoding.kind(stream), head.vertex_total);
     }
-    tail(
-        model,
-        &parts,
-        (index_total, max_index),
-        Quantize::None,
-        &mut strings,
-        &mut out,
-    )?;
-    out.push_strings(strings)?;
-    let firsts = parts.iter().map(|p| p.first_vertex as usize).collect();
+    let firsts = head.parts.iter().map(|p| p.first_vertex as usize).collect();
+    let file = head.finish(model, Quantize::None)?;
     Ok(MeshPlan {
-        file: out,
+        file,
         streams,
         counts: vertex_counts.to_vec(),
         firsts,
