@@ -243,8 +243,13 @@ fn one_run(
     t.lap();
     let doc = kiln::fbx_tree::Document::parse(&bytes).expect("the model parses");
     t.lap();
-    let mut scene = kiln::fbx::import_document(&doc, &kiln::fbx::ImportOptions::default())
-        .expect("the model imports");
+    // As `kiln convert` imports (`kiln::load::import_bytes_for_engine`): skin weights per
+    // control point.
+    let options = kiln::fbx::ImportOptions {
+        point_skin: true,
+        ..kiln::fbx::ImportOptions::default()
+    };
+    let mut scene = kiln::fbx::import_document(&doc, &options).expect("the model imports");
     *corners = scene.meshes.iter().map(|m| m.indices.len()).sum();
     // As the pipeline does: the file and its tree are freed once the scene is imported.
     drop(doc);

@@ -35,7 +35,9 @@ use crate::encode::{
     Layout, MeshStream, OutputFile, encode_parts_taking_vertices, mesh_file_name, mesh_file_name_of,
 };
 use crate::error::{Error, Result};
-use crate::load::{Files, InputFormat, Loaded, TextureSource, import_bytes, process_scene_with};
+use crate::load::{
+    Files, InputFormat, Loaded, TextureSource, import_bytes_for_engine, process_scene_with,
+};
 use crate::manifest::{
     InputRecord, Manifest, OptionsRecord, OutputKind, OutputRecord, SUFFIX, content_hash, hex,
 };
@@ -1005,7 +1007,7 @@ fn prepare(
             discards,
         );
     }
-    let scene = import_bytes(&path, &bytes, format, &mut recorder)?;
+    let scene = import_bytes_for_engine(&path, &bytes, format, &mut recorder)?;
     drop(bytes);
     // A `.mesh` is written straight from the scene's arrays, its vertices built as they go
     // out: no vertex array of the whole model beside the scene (nor, in the kiln layout, its

@@ -458,6 +458,16 @@ pub fn import_file(path: &Path) -> Result<Scene> {
 /// [`import_file`], reading the model and every file it refers to (an OBJ's `.mtl`) through
 /// `files`, which may record them (`kiln::batch` does, for its manifests and depfiles).
 pub fn import_with(path: &Path, files: &mut dyn Files) -> Result<Scene> {
+    read_and_import(path, files, import_bytes)
+}
+
+/// Reads `path` through `files` and imports it with `import` ([`import_bytes`] or
+/// [`import_bytes_for_engine`]).
+fn read_and_import(
+    path: &Path,
+    files: &mut dyn Files,
+    import: fn(&Path, &[u8], InputFormat, &mut dyn Files) -> Result<Scene>,
+) -> Result<Scene> {
     let format = InputFormat::of(path).ok_or_else(|| Error::UnsupportedType.with_path(path))?;
     let meta = fs::metadata(path).map_err(|e| Error::Open(e).with_path(path))?;
     if meta.is_dir() {
@@ -466,7 +476,7 @@ pub fn import_with(path: &Path, files: &mut dyn Files) -> Result<Scene> {
     let bytes = files
         .read(path)
         .map_err(|e| Error::Open(e).with_path(path))?;
-    import_bytes(path, &bytes, format, files)
+    import(path, &bytes, format, files)
 }
 
 /// Imports the model whose bytes are `bytes` (read already, from a file or standard input) in
@@ -486,6 +496,29 @@ pub fn import_bytes(
     }
 }
 
+/// [`import_bytes`] for the engine data ([`process_scene`] and [`from_scene`] next): an FBX
+/// skin's weights are kept per control point ([`kiln_scene::Mesh::point_skin`]) instead of
+/// spread to every vertex's bone lists, since extraction needs each vertex's four strongest
+/// weights only (the same four, in either form). A scene for anything else (a dump, `kiln
+/// inspect`) comes from [`import_bytes`].
+pub fn import_bytes_for_engine(
+    path: &Path,
+    bytes: &[u8],
+    format: InputFormat,
+    files: &mut dyn Files,
+) -> Result<Scene> {
+    match format {
+        InputFormat::Obj => import_bytes(path, bytes, format, files),
+        InputFormat::Fbx => {
+            let options = kiln_fbx_scene::ImportOptions {
+                point_skin: true,
+                ..kiln_fbx_scene::ImportOptions::default()
+            };
+            kiln_fbx_scene::import_with(bytes, &options).map_err(at(path))
+        }
+    }
+}
+
 /// Runs the original tool's Assimp steps on `scene`: ConvertToLeftHanded, Triangulate,
 /// GenUVCoords, GenNormals, CalcTangentSpace, and PreTransformVertices when asked.
 pub fn process_for_engine(
@@ -501,7 +534,7 @@ pub fn process_for_engine(
 }
 
 fn load_model(path: &Path, options: &LoadOptions) -> Result<Loaded> {
-    let scene = import_file(path)?;
+    let scene = read_and_import(path, &mut FileSystem, import_bytes_for_engine)?;
     process_scene(scene, path, options)
 }
 

@@ -253,7 +253,7 @@ pub fn convert_memory(
     let path = Path::new(file_name);
     let format =
         crate::load::InputFormat::of(path).ok_or_else(|| Error::UnsupportedType.with_path(path))?;
-    let scene = crate::load::import_bytes(path, bytes, format, files)?;
+    let scene = crate::load::import_bytes_for_engine(path, bytes, format, files)?;
     let mut loaded = crate::load::process_scene(scene, path, &options.load)?;
     let mut encoded = crate::encode::encode_with(&loaded, &options.encode, files)
         .map_err(|e| e.with_path(path))?;

@@ -379,11 +379,18 @@ fn extract_skeleton(
     for plan in &mut plans {
         let mesh = &all[plan.mesh];
         let nv = mesh.positions.len();
-        for bone in &mesh.bones {
-            let weighted = bone
-                .weights
-                .iter()
-                .any(|w| w.weight > 0.0 && (w.vertex as usize) < nv);
+        let point_weighted = mesh
+            .point_skin
+            .as_ref()
+            .map(|s| point_weighted(s, &mesh.bones));
+        for (b, bone) in mesh.bones.iter().enumerate() {
+            let weighted = match &point_weighted {
+                Some(weighted) => weighted[b],
+                None => bone
+                    .weights
+                    .iter()
+                    .any(|w| w.weight > 0.0 && (w.vertex as usize) < nv),
+            };
             let slot = match by_name.get(bone.name.as_str()) {
                 Some(_) if !weighted => None,
                 Some(&node) => Some(slots.skin(node, bone.offset_matrix)),
@@ -409,26 +416,21 @@ fn extract_skeleton(
     // helper bones, so their order matters), then the vertices (in parallel).
     let gathered = crate::par_map(&plans, |plan| {
         let mut warnings = Vec::new();
-        let influences = gather_influences(
-            plan,
-            &all[plan.mesh],
-            &scene.nodes[plan.node].name,
-            &mut warnings,
-        );
-        (influences, warnings)
+        let mesh = &all[plan.mesh];
+        let influences = gather_influences(plan, mesh, &scene.nodes[plan.node].name, &mut warnings);
+        let needs_rigid = influences.leaves_unweighted(mesh);
+        (influences, needs_rigid, warnings)
     });
-    // The weights are in the influences now.
+    // The bones' weights are in the influences now (a per-point skin stays with its mesh:
+    // the vertices read it as they are built).
     if let Some(owned) = meshes.owned() {
         for m in owned.iter_mut() {
             m.bones = Vec::new();
         }
     }
     let mut lowered = Vec::with_capacity(plans.len());
-    for (plan, (influences, mut warnings)) in plans.iter().zip(gathered) {
+    for (plan, (influences, needs_rigid, mut warnings)) in plans.iter().zip(gathered) {
         out.warnings.append(&mut warnings);
-        let needs_rigid = influences
-            .as_ref()
-            .is_none_or(|inf| inf.iter().any(|slots| !is_weighted(slots)));
         let rigid = if needs_rigid {
             slots.rigid(plan.node)
         } else {
@@ -455,8 +457,9 @@ fn extract_skeleton(
             push_part(out, scene, plan, Vec::new(), morph_targets, bone);
         }
         push_offsets_and_helpers(out, scene, &order, &slots, &globals);
-        // The meshes keep what the vertices are built from: their faces (the parts have
-        // their triangles), skin bones (their weights are in the parts' influences) and morph
+        // The meshes keep what the vertices are built from (a per-point skin too): their faces
+        // (the parts have their triangles), skin bones (their weights are in the parts'
+        // influences or the per-point skin) and morph
         // targets (in the parts) go now, not when the writer is done with the vertices.
         let mut owned = owned;
         for m in &mut owned {
@@ -492,10 +495,7 @@ fn extract_skeleton(
     let all = meshes.all();
     let vertices = crate::par_map_into(tasks, |(mesh, rigid, influences, mine)| {
         let mesh = mine.as_ref().unwrap_or(&all[mesh]);
-        (
-            mesh_vertices(mesh, rigid, influences.as_deref()),
-            morph_targets(mesh),
-        )
+        (mesh_vertices(mesh, rigid, &influences), morph_targets(mesh))
     });
     for (plan, (vertices, morph_targets)) in plans.into_iter().zip(vertices) {
         let bone = slots.bone_of[plan.node];
@@ -568,16 +568,83 @@ fn v3(v: Option<&Vec3>) -> [f32; 3] {
     v.map_or([0.0; 3], |v| v.to_array())
 }
 
-/// The four largest (bone slot, weight) pairs of each vertex of a skinned part, or `None` for a
-/// rigid one. A vertex no bone weights has weight 0 in its first slot.
+/// Where a part's vertices take their skin weights from.
+#[derive(Debug)]
+enum Influences {
+    /// A rigid part: the mesh has no skin bones.
+    Rigid,
+    /// The four largest (bone slot, weight) pairs of each vertex, gathered from the bones'
+    /// per-vertex lists. A vertex no bone weights has weight 0 in its first slot.
+    Table(Vec<[(i32, f32); 4]>),
+    /// The mesh's per-point skin ([`kiln_scene::PointSkin`]) read through the part's bone
+    /// slots (the plan's `skin_slots`): each vertex's four largest pairs are its point's,
+    /// found as the vertex is built, with no table of them beside the vertices (32 bytes a
+    /// vertex).
+    Points(Vec<Option<i32>>),
+}
+
+impl Influences {
+    /// Whether some vertex of `mesh` is left with no usable weight (its four largest sum to
+    /// zero or to no finite number), so the part needs a rigid binding for it.
+    fn leaves_unweighted(&self, mesh: &kiln_scene::Mesh) -> bool {
+        match self {
+            Influences::Rigid => true,
+            Influences::Table(table) => table.iter().any(|slots| !is_weighted(slots)),
+            Influences::Points(slots) => {
+                let Some(skin) = &mesh.point_skin else {
+                    return true;
+                };
+                // A vertex's pairs are its point's: each point that some vertex is made
+                // from is looked at once.
+                let mut used = alloc::vec![false; skin.weights.points()];
+                for &p in &skin.vertex_points {
+                    match used.get_mut(p as usize) {
+                        Some(u) => *u = true,
+                        None => return true,
+                    }
+                }
+                used.iter().enumerate().any(|(p, &u)| {
+                    u && !is_weighted(&point_influences(&skin.weights, slots, p as u32))
+                })
+            }
+        }
+    }
+}
+
+/// The four largest (bone slot, weight) pairs of control point `p`'s weights, its bones'
+/// slots taken from `slots` (a bone without one is left out), as [`gather_influences`]
+/// gathers them for a vertex from the bones' lists.
+fn point_influences(
+    weights: &kiln_scene::PointWeights,
+    slots: &[Option<i32>],
+    p: u32,
+) -> [(i32, f32); 4] {
+    let mut out = [(0, 0.0); 4];
+    for &(bone, weight) in weights.of(p) {
+        if weight.is_nan() || weight <= 0.0 {
+            continue;
+        }
+        if let Some(Some(slot)) = slots.get(bone as usize) {
+            insert_influence(&mut out, *slot, weight);
+        }
+    }
+    out
+}
+
+/// A part's skin influences: [`Influences::Points`] for a mesh with a per-point skin, else
+/// the four largest (bone slot, weight) pairs of each vertex from the bones' lists, or
+/// [`Influences::Rigid`] without bones.
 fn gather_influences(
     plan: &PartPlan,
     mesh: &kiln_scene::Mesh,
     node_name: &str,
     warnings: &mut Vec<Warning>,
-) -> Option<Vec<[(i32, f32); 4]>> {
+) -> Influences {
     if mesh.bones.is_empty() {
-        return None;
+        return Influences::Rigid;
+    }
+    if mesh.point_skin.is_some() {
+        return Influences::Points(plan.skin_slots.clone());
     }
     // Filled by writing, not `vec![..; n]`: that is calloc's lazily zeroed pages, and the
     // read-then-write below would fault each page twice (the zero page, then its copy, with a
@@ -621,7 +688,30 @@ fn gather_influences(
             .at(node_location(node_name)),
         );
     }
-    Some(influences)
+    Influences::Table(influences)
+}
+
+/// Which of `bones` weight a vertex of the mesh through its per-point skin: those with a
+/// positive weight on a point some vertex is made from (the per-vertex lists' rule, a weight
+/// above 0 on a vertex of the mesh).
+fn point_weighted(skin: &kiln_scene::PointSkin, bones: &[kiln_scene::Bone]) -> Vec<bool> {
+    let mut used = alloc::vec![false; skin.weights.points()];
+    for &p in &skin.vertex_points {
+        if let Some(u) = used.get_mut(p as usize) {
+            *u = true;
+        }
+    }
+    let mut weighted = alloc::vec![false; bones.len()];
+    for (p, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+        for &(bone, weight) in skin.weights.of(p as u32) {
+            if weight > 0.0
+                && let Some(w) = weighted.get_mut(bone as usize)
+            {
+                *w = true;
+            }
+        }
+    }
+    weighted
 }
 
 /// A scene mesh's morph targets as a part holds them: the part's vertices are the mesh's, in
@@ -654,11 +744,7 @@ fn is_weighted(slots: &[(i32, f32); 4]) -> bool {
     total > 0.0 && total.is_finite()
 }
 
-fn mesh_vertices(
-    mesh: &kiln_scene::Mesh,
-    rigid_bone: i32,
-    influences: Option<&[[(i32, f32); 4]]>,
-) -> Vec<Vertex> {
+fn mesh_vertices(mesh: &kiln_scene::Mesh, rigid_bone: i32, influences: &Influences) -> Vec<Vertex> {
     // One pass: each vertex is written once, its weights with it (a second pass over the
     // 76-byte vertices for the weights read and wrote the whole array again); in runs on
     // rayon's threads with the `parallel` feature, so that one large part is not one thread's.
@@ -671,16 +757,12 @@ fn mesh_vertices(
 struct PartSource<'a> {
     mesh: &'a kiln_scene::Mesh,
     uv: Option<&'a kiln_scene::UvChannel>,
-    influences: Option<&'a [[(i32, f32); 4]]>,
+    influences: &'a Influences,
     rigid: ([f32; 4], [f32; 4]),
 }
 
 impl<'a> PartSource<'a> {
-    fn new(
-        mesh: &'a kiln_scene::Mesh,
-        rigid_bone: i32,
-        influences: Option<&'a [[(i32, f32); 4]]>,
-    ) -> Self {
+    fn new(mesh: &'a kiln_scene::Mesh, rigid_bone: i32, influences: &'a Influences) -> Self {
         PartSource {
             mesh,
             uv: mesh.uv_channels.first(),
@@ -689,12 +771,25 @@ impl<'a> PartSource<'a> {
         }
     }
 
+    /// Vertex `i`'s four largest (bone slot, weight) pairs, `None` for a rigid part.
+    fn slots(&self, i: usize) -> Option<[(i32, f32); 4]> {
+        match self.influences {
+            Influences::Rigid => None,
+            Influences::Table(table) => table.get(i).copied(),
+            Influences::Points(slots) => {
+                let skin = self.mesh.point_skin.as_ref()?;
+                let p = skin.vertex_points.get(i)?;
+                Some(point_influences(&skin.weights, slots, *p))
+            }
+        }
+    }
+
     /// Vertex `i`: its weights from the influences (renormalised), or bound with weight 1 to
     /// the rigid bone where nothing weights it.
     fn vertex(&self, i: usize) -> Vertex {
         let mesh = self.mesh;
-        let (blend_indices, blend_weights) = match self.influences.and_then(|inf| inf.get(i)) {
-            Some(slots) if is_weighted(slots) => {
+        let (blend_indices, blend_weights) = match self.slots(i) {
+            Some(slots) if is_weighted(&slots) => {
                 let total: f32 = slots.iter().map(|s| s.1).sum();
                 let mut indices = [0.0; 4];
                 let mut weights = [0.0; 4];
@@ -735,7 +830,7 @@ pub struct PendingVertices {
 struct PendingPart {
     mesh: usize,
     rigid: i32,
-    influences: Option<Vec<[(i32, f32); 4]>>,
+    influences: Influences,
 }
 
 impl PendingVertices {
@@ -773,7 +868,7 @@ impl PendingVertices {
             return;
         };
         let n = mesh.positions.len().saturating_sub(start).min(out.len());
-        let source = PartSource::new(mesh, p.rigid, p.influences.as_deref());
+        let source = PartSource::new(mesh, p.rigid, &p.influences);
         crate::par_fill(&mut out[..n], |i| source.vertex(start + i));
     }
 
@@ -784,7 +879,7 @@ impl PendingVertices {
         let Some(p) = self.parts.get_mut(part) else {
             return;
         };
-        p.influences = None;
+        p.influences = Influences::Rigid;
         let mesh = p.mesh;
         if !self.parts[part + 1..].iter().any(|q| q.mesh == mesh)
             && let Some(m) = self.meshes.get_mut(mesh)

@@ -17,6 +17,12 @@ pub struct ImportOptions {
     /// Stop adding nodes past this many (a model linked under several parents is copied
     /// under each, so a crafted file could multiply nodes).
     pub max_nodes: usize,
+    /// Keep skin weights per control point ([`kiln_scene::Mesh::point_skin`]) instead of
+    /// spreading them to every vertex in [`kiln_scene::Bone::weights`] as Assimp does
+    /// (default false). For a consumer that only needs each vertex's weights, such as
+    /// `kiln-extract`: a skinned body's per-vertex lists are about four times its clusters'
+    /// weights, written here and read back there.
+    pub point_skin: bool,
 }
 
 impl Default for ImportOptions {
@@ -27,6 +33,7 @@ impl Default for ImportOptions {
             read_materials: true,
             all_layer_mappings: false,
             max_nodes: 1 << 20,
+            point_skin: false,
         }
     }
 }

@@ -29,7 +29,8 @@
 //! - each per-vertex array of a mesh is empty or has `positions.len()` entries (at most
 //!   `u32::MAX`); tangents and bitangents come together; at most 8 UV and 8 colour channels;
 //! - `face_sizes` sums to `indices.len()`, every index and bone weight's vertex is below
-//!   `positions.len()`;
+//!   `positions.len()`; a [`PointSkin`] names one point (or none) per vertex, its starts
+//!   partition its weights and its weights' bones are the mesh's;
 //! - morph targets as [`MorphTarget`] says (shapes by increasing full weight, sparse vertices
 //!   ascending and in range, offsets finite); every animation's morph channel names a mesh's
 //!   target and has sorted, finite keys.
@@ -185,6 +186,10 @@ pub struct Mesh {
     pub primitive_types: PrimitiveTypes,
     /// Skin: bones that deform this mesh.
     pub bones: Vec<Bone>,
+    /// The skin's weights kept per control point instead of in [`Bone::weights`] (which are
+    /// then empty), when the importer was asked for that form (`kiln-fbx-scene`'s
+    /// `ImportOptions::point_skin`, which `kiln convert` uses); `None` otherwise.
+    pub point_skin: Option<PointSkin>,
     /// Morph targets (FBX blend shape channels), in the file's order.
     pub morph_targets: Vec<MorphTarget>,
 }
@@ -260,6 +265,51 @@ pub struct VertexWeight {
     /// Influence, as the file gives it (normally in 0..=1, the weights of a vertex summing to
     /// about 1; not normalised here).
     pub weight: f32,
+}
+
+/// A mesh's skin weights as an FBX file keeps them: per control point, each vertex naming the
+/// point it was made from. It stands for the [`Bone::weights`] Assimp's importer spreads to
+/// every vertex — bone `b` weights vertex `v` by `w` for each `(b, w)` of
+/// `weights.of(vertex_points[v])` — without the per-vertex lists (a skinned body of 400k
+/// triangles has about 3.4 million of them, where its clusters hold 0.9 million weights).
+/// Those lists list each bone's weights in the file's order; this form keeps a vertex's
+/// weights in bone order, so it serves what does not depend on that order (the four
+/// strongest influences of each vertex), not an Assimp dump.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PointSkin {
+    /// The control point of each vertex (one per vertex), `u32::MAX` for a vertex made from
+    /// none (an index past the points): it has no weights.
+    pub vertex_points: Vec<u32>,
+    /// The weights per control point, shared by every mesh made from the same geometry.
+    pub weights: alloc::sync::Arc<PointWeights>,
+}
+
+/// Skin weights grouped by control point (see [`PointSkin`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PointWeights {
+    /// Where each point's weights start in `weights`, and one past the last point's end:
+    /// point `p`'s are `weights[starts[p]..starts[p + 1]]`.
+    pub starts: Vec<u32>,
+    /// `(bone, weight)` pairs, `bone` an index into the mesh's [`Mesh::bones`]; each point's in
+    /// bone order, then in the file's order.
+    pub weights: Vec<(u32, f32)>,
+}
+
+impl PointWeights {
+    /// The `(bone, weight)` pairs of point `p` (none when `p` is out of range or the starts
+    /// are out of order).
+    pub fn of(&self, p: u32) -> &[(u32, f32)] {
+        let p = p as usize;
+        match (self.starts.get(p), self.starts.get(p.wrapping_add(1))) {
+            (Some(&a), Some(&b)) => self.weights.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// Number of points.
+    pub fn points(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
 }
 
 /// A morph target: one blend weight that moves the mesh's vertices by offsets (FBX

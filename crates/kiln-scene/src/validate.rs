@@ -124,6 +124,12 @@ pub enum MeshError {
         /// The bound the vertex must stay below.
         vertices: usize,
     },
+    /// The per-point skin ([`crate::PointSkin`]) is not one control point per vertex, its
+    /// weights' starts do not partition its weights, or a weight names a bone past `bones`.
+    PointSkin {
+        /// What is wrong.
+        problem: &'static str,
+    },
     /// A morph target breaks the rules of [`crate::MorphTarget`] (the first such target).
     MorphTarget {
         /// Index of the target in `morph_targets`.
@@ -248,6 +254,7 @@ impl fmt::Display for MeshError {
             MeshError::BoneWeightOutOfRange { name, vertex, .. } => {
                 write!(f, "bone {name} weights vertex {vertex}")
             }
+            MeshError::PointSkin { problem } => write!(f, "per-point skin: {problem}"),
             MeshError::MorphTarget {
                 target,
                 name,
@@ -373,6 +380,11 @@ impl Mesh {
                 });
             }
         }
+        if let Some(skin) = &self.point_skin
+            && let Err(problem) = point_skin(skin, vertices, self.bones.len())
+        {
+            return Err(MeshError::PointSkin { problem });
+        }
         for (target, t) in self.morph_targets.iter().enumerate() {
             if let Err(problem) = morph_target(t, vertices) {
                 return Err(MeshError::MorphTarget {
@@ -387,6 +399,32 @@ impl Mesh {
 }
 
 /// The rules of [`crate::MorphTarget`] and [`crate::MorphShape`] for a mesh of `vertices`.
+/// The rules of a [`crate::PointSkin`] for a mesh of `vertices` vertices and `bones` bones.
+fn point_skin(skin: &crate::PointSkin, vertices: usize, bones: usize) -> Result<(), &'static str> {
+    let w = &skin.weights;
+    if skin.vertex_points.len() != vertices {
+        return Err("not one control point per vertex");
+    }
+    if w.starts.first().is_some_and(|&s| s != 0)
+        || w.starts.windows(2).any(|p| p[0] > p[1])
+        || w.starts.last().map_or(0, |&s| s as usize) != w.weights.len()
+    {
+        return Err("the points' starts do not partition the weights");
+    }
+    let points = w.points();
+    if skin
+        .vertex_points
+        .iter()
+        .any(|&p| p != u32::MAX && p as usize >= points)
+    {
+        return Err("a vertex names a control point past the weights");
+    }
+    if w.weights.iter().any(|&(b, _)| b as usize >= bones) {
+        return Err("a weight names a bone past the mesh's bones");
+    }
+    Ok(())
+}
+
 fn morph_target(t: &crate::MorphTarget, vertices: usize) -> Result<(), MorphProblem> {
     if t.shapes.is_empty() {
         return Err(MorphProblem::NoShapes);
@@ -795,6 +833,59 @@ mod tests {
     }
 
     #[test]
+    fn a_per_point_skin_is_checked_against_its_mesh() {
+        use crate::{PointSkin, PointWeights};
+        use alloc::sync::Arc;
+        // Two points for the triangle's three vertices, one bone.
+        let skin = |vertex_points: Vec<u32>, starts: Vec<u32>, weights: Vec<(u32, f32)>| {
+            let mut m = triangle();
+            m.bones.push(Bone {
+                name: "arm".into(),
+                offset_matrix: crate::Mat4::IDENTITY,
+                weights: vec![],
+            });
+            m.point_skin = Some(PointSkin {
+                vertex_points,
+                weights: Arc::new(PointWeights { starts, weights }),
+            });
+            m.validate().map_err(|e| e.to_string())
+        };
+        let good = || {
+            (
+                vec![0, 1, u32::MAX],
+                vec![0, 1, 2],
+                vec![(0, 0.5), (0, 1.0)],
+            )
+        };
+        let (v, s, w) = good();
+        assert_eq!(skin(v, s, w), Ok(()));
+        let (mut v, s, w) = good();
+        v.pop();
+        assert_eq!(
+            skin(v, s, w).unwrap_err(),
+            "per-point skin: not one control point per vertex"
+        );
+        let (v, _, w) = good();
+        // Not from 0, decreasing, past the weights, short of them.
+        for starts in [vec![1, 1, 2], vec![0, 2, 1], vec![0, 1, 3], vec![0, 1]] {
+            assert_eq!(
+                skin(v.clone(), starts, w.clone()).unwrap_err(),
+                "per-point skin: the points' starts do not partition the weights"
+            );
+        }
+        let (_, s, w) = good();
+        assert_eq!(
+            skin(vec![0, 2, 1], s, w).unwrap_err(),
+            "per-point skin: a vertex names a control point past the weights"
+        );
+        let (v, s, _) = good();
+        assert_eq!(
+            skin(v, s, vec![(0, 0.5), (1, 1.0)]).unwrap_err(),
+            "per-point skin: a weight names a bone past the mesh's bones"
+        );
+    }
+
+    #[test]
     fn a_mesh_broken_in_every_way_reports_the_first_rule() {
         // Each step removes the finding reported before and checks the next one comes out.
         let mut m = triangle();
@@ -832,6 +923,7 @@ mod tests {
                 }
                 MeshError::IndexOutOfRange { .. } => m.indices[0] = 0,
                 MeshError::BoneWeightOutOfRange { .. } => m.bones.clear(),
+                MeshError::PointSkin { .. } => m.point_skin = None,
                 MeshError::MorphTarget { .. } => m.morph_targets.clear(),
                 MeshError::TooManyVertices { .. } => unreachable!(),
             }

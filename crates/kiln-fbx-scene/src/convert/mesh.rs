@@ -4,10 +4,11 @@
 //! weights of each part are built beside its attributes.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use kiln_scene::{Mesh, NodeId, PrimitiveTypes, UvChannel, Vec3, Vec4, Warning};
 
-use super::skin::{bones_for, split_bones};
+use super::skin::{bones_for, point_skin_bones, point_weights, split_bones};
 use super::{Cluster, Converter, Model};
 use crate::codes;
 use crate::geometry::{GeometryOptions, MeshGeometry};
@@ -162,6 +163,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             let mut split = Split {
                 parts: &parts,
                 bones: None,
+                points: None,
             };
             for &m in &mats[..n] {
                 if !seen.contains(&m) {
@@ -175,6 +177,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             let mut split = Split {
                 parts: &[],
                 bones: None,
+                points: None,
             };
             let out = vec![self.convert_mesh_part(&geo, &obj, model, node, None, &mut split)];
             self.attach_morph_targets(&obj, &geo, &out, &[]);
@@ -279,6 +282,30 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         // A geometry split by material has its weights split for all parts at once, with the
         // first part's attributes.
         let part = material.and_then(|m| split.parts.iter().position(|&p| p == m));
+        if self.options.point_skin
+            && let Some(c) = clusters
+        {
+            // The weights per control point, once per geometry, beside the first part's
+            // attributes; each part names the point of each of its vertices.
+            let vertex_points = || point_of_vertices(geo, pk);
+            let (mut mesh, (weights, vertex_points)) = match split.points.clone() {
+                Some(w) => (mesh_attributes(geo, material, pk), (w, vertex_points())),
+                None => par::join(
+                    || mesh_attributes(geo, material, pk),
+                    || (Arc::new(point_weights(geo, c)), vertex_points()),
+                ),
+            };
+            split.points = Some(weights.clone());
+            mesh.name = name;
+            mesh.material = material_index;
+            mesh.bones = point_skin_bones(c);
+            mesh.point_skin = Some(kiln_scene::PointSkin {
+                vertex_points,
+                weights,
+            });
+            self.scene.meshes.push(mesh);
+            return self.scene.meshes.len() - 1;
+        }
         let (mut mesh, bones) = match (part, clusters) {
             (Some(k), Some(c)) => {
                 if split.bones.is_none() {
@@ -333,6 +360,30 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
 struct Split<'p> {
     parts: &'p [i32],
     bones: Option<Vec<Vec<kiln_scene::Bone>>>,
+    /// With [`crate::ImportOptions::point_skin`], the geometry's weights per control point,
+    /// once the first part is built.
+    points: Option<Arc<kiln_scene::PointWeights>>,
+}
+
+/// The control point of each vertex of a part (the corners `pk`, all corners when `None`),
+/// `u32::MAX` for a corner whose index names no point: the vertices [`mesh_attributes`] makes,
+/// and the points [`bones_for`] spreads weights from.
+fn point_of_vertices(geo: &MeshGeometry<'_>, pk: Option<&[u32]>) -> Vec<u32> {
+    let cp = &geo.corner_points;
+    let valid = |p: u32| {
+        if (p as usize) < geo.control_points {
+            p
+        } else {
+            u32::MAX
+        }
+    };
+    match pk {
+        None => cp.map_collect(valid),
+        Some(pk) => pk
+            .iter()
+            .map(|&c| cp.get(c as usize).map_or(u32::MAX, valid))
+            .collect(),
+    }
 }
 
 /// The vertex attributes and faces of one output mesh: the corners `picked` of the

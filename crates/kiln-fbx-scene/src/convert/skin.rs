@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use kiln_fbx::Value;
 use kiln_scene::assimp_math::M4;
-use kiln_scene::{Bone, VertexWeight, Warning};
+use kiln_scene::{Bone, PointWeights, VertexWeight, Warning};
 
 use super::{Cluster, Converter};
 use crate::arrays::{Floats, Ints};
@@ -388,6 +388,51 @@ pub(super) fn split_bones(
             })
         })
         .collect()
+}
+
+/// The skin's weights per control point ([`kiln_scene::PointSkin`]): for every bone in
+/// cluster order (a bone named twice takes its first cluster's weights, as [`bones_for`]
+/// gives it), each `(index, weight)` of its cluster with the index a control point, under
+/// that point. The weights of any part of the geometry, with the bones of
+/// [`point_skin_bones`].
+pub(super) fn point_weights(geo: &MeshGeometry<'_>, clusters: &[Cluster<'_>]) -> PointWeights {
+    let points = geo.control_points;
+    let (source, _) = first_of_each_bone(clusters);
+    let point = |index: i32| usize::try_from(index).ok().filter(|&p| p < points);
+    // Counted first (at `p + 2`, as `point_corners` does), then scattered in bone order.
+    let mut starts = vec![0u32; points + 2];
+    for &src in &source {
+        let cl = &clusters[src];
+        for (index, _) in cl.indices.iter().zip(cl.weights.iter()) {
+            if let Some(p) = point(index) {
+                starts[p + 2] += 1;
+            }
+        }
+    }
+    for i in 2..points + 2 {
+        starts[i] += starts[i - 1];
+    }
+    let total = starts[points + 1] as usize;
+    let mut weights = vec![(0u32, 0f32); total];
+    for (bone, &src) in source.iter().enumerate() {
+        let cl = &clusters[src];
+        for (index, w) in cl.indices.iter().zip(cl.weights.iter()) {
+            if let Some(p) = point(index) {
+                let at = &mut starts[p + 1];
+                weights[*at as usize] = (bone as u32, w);
+                *at += 1;
+            }
+        }
+    }
+    starts.truncate(points + 1);
+    PointWeights { starts, weights }
+}
+
+/// The bones of any part of a geometry whose weights are kept per point ([`point_weights`]):
+/// [`bones_for`]'s bones, without their weights.
+pub(super) fn point_skin_bones(clusters: &[Cluster<'_>]) -> Vec<Bone> {
+    let (source, _) = first_of_each_bone(clusters);
+    assemble_bones(clusters, &source, |_| Vec::new())
 }
 
 /// The part (index in `parts`, the material indices of a geometry split by material) and the
