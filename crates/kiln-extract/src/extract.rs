@@ -418,14 +418,14 @@ fn extract_skeleton(
         let mut warnings = Vec::new();
         let mesh = &all[plan.mesh];
         let influences = gather_influences(plan, mesh, &scene.nodes[plan.node].name, &mut warnings);
-        let needs_rigid = influences.leaves_unweighted(mesh);
+        let needs_rigid = influences.leaves_unweighted();
         (influences, needs_rigid, warnings)
     });
-    // The bones' weights are in the influences now (a per-point skin stays with its mesh:
-    // the vertices read it as they are built).
+    // The weights are in the influences now.
     if let Some(owned) = meshes.owned() {
         for m in owned.iter_mut() {
             m.bones = Vec::new();
+            m.point_skin = None;
         }
     }
     let mut lowered = Vec::with_capacity(plans.len());
@@ -457,15 +457,16 @@ fn extract_skeleton(
             push_part(out, scene, plan, Vec::new(), morph_targets, bone);
         }
         push_offsets_and_helpers(out, scene, &order, &slots, &globals);
-        // The meshes keep what the vertices are built from (a per-point skin too): their faces
-        // (the parts have their triangles), skin bones (their weights are in the parts'
-        // influences or the per-point skin) and morph
+        // The meshes keep what the vertices are built from: their faces (the parts have
+        // their triangles), skin bones and per-point skins (their weights are in the parts'
+        // influences) and morph
         // targets (in the parts) go now, not when the writer is done with the vertices.
         let mut owned = owned;
         for m in &mut owned {
             m.indices = Vec::new();
             m.face_sizes = Vec::new();
             m.bones = Vec::new();
+            m.point_skin = None;
             m.morph_targets = Vec::new();
         }
         return Some(PendingVertices {
@@ -576,39 +577,75 @@ enum Influences {
     /// The four largest (bone slot, weight) pairs of each vertex, gathered from the bones'
     /// per-vertex lists. A vertex no bone weights has weight 0 in its first slot.
     Table(Vec<[(i32, f32); 4]>),
-    /// The mesh's per-point skin ([`kiln_scene::PointSkin`]) read through the part's bone
-    /// slots (the plan's `skin_slots`): each vertex's four largest pairs are its point's,
-    /// found as the vertex is built, with no table of them beside the vertices (32 bytes a
-    /// vertex).
-    Points(Vec<Option<i32>>),
+    /// From the mesh's per-point skin ([`kiln_scene::PointSkin`]): each vertex's four largest
+    /// pairs are its control point's, so they are found once per point the part uses
+    /// (`table`, in the order the part's vertices first name them) and each vertex names its
+    /// point's entry (`of_vertex`, `u32::MAX` for a vertex made from no point). A part of a
+    /// body made from quads uses about a quarter as many points as it has vertices.
+    Points {
+        of_vertex: Vec<u32>,
+        table: Vec<[(i32, f32); 4]>,
+    },
 }
 
 impl Influences {
-    /// Whether some vertex of `mesh` is left with no usable weight (its four largest sum to
-    /// zero or to no finite number), so the part needs a rigid binding for it.
-    fn leaves_unweighted(&self, mesh: &kiln_scene::Mesh) -> bool {
+    /// Whether some vertex is left with no usable weight (its four largest sum to zero or to
+    /// no finite number), so the part needs a rigid binding for it.
+    fn leaves_unweighted(&self) -> bool {
         match self {
             Influences::Rigid => true,
             Influences::Table(table) => table.iter().any(|slots| !is_weighted(slots)),
-            Influences::Points(slots) => {
-                let Some(skin) = &mesh.point_skin else {
-                    return true;
-                };
-                // A vertex's pairs are its point's: each point that some vertex is made
-                // from is looked at once.
-                let mut used = alloc::vec![false; skin.weights.points()];
-                for &p in &skin.vertex_points {
-                    match used.get_mut(p as usize) {
-                        Some(u) => *u = true,
-                        None => return true,
-                    }
-                }
-                used.iter().enumerate().any(|(p, &u)| {
-                    u && !is_weighted(&point_influences(&skin.weights, slots, p as u32))
-                })
+            Influences::Points { of_vertex, table } => {
+                of_vertex.contains(&u32::MAX) || table.iter().any(|slots| !is_weighted(slots))
             }
         }
     }
+
+    /// Vertex `i`'s four largest (bone slot, weight) pairs, `None` for a rigid part (or past
+    /// the part).
+    fn of(&self, i: usize) -> Option<[(i32, f32); 4]> {
+        match self {
+            Influences::Rigid => None,
+            Influences::Table(table) => table.get(i).copied(),
+            Influences::Points { of_vertex, table } => Some(
+                table
+                    .get(*of_vertex.get(i)? as usize)
+                    .copied()
+                    .unwrap_or_default(),
+            ),
+        }
+    }
+}
+
+/// [`Influences::Points`] of a mesh with a per-point skin, its bones' slots taken from
+/// `slots`.
+fn point_table(skin: &kiln_scene::PointSkin, slots: &[Option<i32>]) -> Influences {
+    // Each point's entry, numbered as the vertices first name it.
+    let mut entry = alloc::vec![u32::MAX; skin.weights.points()];
+    let mut points: Vec<u32> = Vec::new();
+    let of_vertex: Vec<u32> = skin
+        .vertex_points
+        .iter()
+        .map(|&p| match entry.get_mut(p as usize) {
+            Some(e) => {
+                if *e == u32::MAX {
+                    *e = points.len() as u32;
+                    points.push(p);
+                }
+                *e
+            }
+            None => u32::MAX,
+        })
+        .collect();
+    drop(entry);
+    let mut table: Vec<[(i32, f32); 4]> = Vec::with_capacity(points.len());
+    table.resize(points.len(), [(0, 0.0); 4]);
+    crate::par_runs(&mut table, |start, run| {
+        for (slots_of, &p) in run.iter_mut().zip(&points[start..]) {
+            *slots_of = point_influences(&skin.weights, slots, p);
+        }
+    });
+    Influences::Points { of_vertex, table }
 }
 
 /// The four largest (bone slot, weight) pairs of control point `p`'s weights, its bones'
@@ -643,8 +680,8 @@ fn gather_influences(
     if mesh.bones.is_empty() {
         return Influences::Rigid;
     }
-    if mesh.point_skin.is_some() {
-        return Influences::Points(plan.skin_slots.clone());
+    if let Some(skin) = &mesh.point_skin {
+        return point_table(skin, &plan.skin_slots);
     }
     // Filled by writing, not `vec![..; n]`: that is calloc's lazily zeroed pages, and the
     // read-then-write below would fault each page twice (the zero page, then its copy, with a
@@ -771,24 +808,11 @@ impl<'a> PartSource<'a> {
         }
     }
 
-    /// Vertex `i`'s four largest (bone slot, weight) pairs, `None` for a rigid part.
-    fn slots(&self, i: usize) -> Option<[(i32, f32); 4]> {
-        match self.influences {
-            Influences::Rigid => None,
-            Influences::Table(table) => table.get(i).copied(),
-            Influences::Points(slots) => {
-                let skin = self.mesh.point_skin.as_ref()?;
-                let p = skin.vertex_points.get(i)?;
-                Some(point_influences(&skin.weights, slots, *p))
-            }
-        }
-    }
-
     /// Vertex `i`: its weights from the influences (renormalised), or bound with weight 1 to
     /// the rigid bone where nothing weights it.
     fn vertex(&self, i: usize) -> Vertex {
         let mesh = self.mesh;
-        let (blend_indices, blend_weights) = match self.slots(i) {
+        let (blend_indices, blend_weights) = match self.influences.of(i) {
             Some(slots) if is_weighted(&slots) => {
                 let total: f32 = slots.iter().map(|s| s.1).sum();
                 let mut indices = [0.0; 4];
