@@ -376,13 +376,19 @@ fn extract_skeleton(
         bone_of,
         node_bones: order.len(),
     };
-    for plan in &mut plans {
+    // The control points each part's vertices are made from, where its mesh keeps its skin
+    // per point: which bones weight the part, and its influence table, both read them.
+    let mut uses = crate::par_map(&plans, |plan| {
+        all[plan.mesh].point_skin.as_ref().map(point_uses)
+    });
+    for (plan, uses) in plans.iter_mut().zip(&uses) {
         let mesh = &all[plan.mesh];
         let nv = mesh.positions.len();
         let point_weighted = mesh
             .point_skin
             .as_ref()
-            .map(|s| point_weighted(s, &mesh.bones));
+            .zip(uses.as_ref())
+            .map(|(s, u)| point_weighted(s, u, &mesh.bones));
         for (b, bone) in mesh.bones.iter().enumerate() {
             let weighted = match &point_weighted {
                 Some(weighted) => weighted[b],
@@ -414,10 +420,20 @@ fn extract_skeleton(
     }
     // Influences per part (in parallel), then the bone slots in part order (they create
     // helper bones, so their order matters), then the vertices (in parallel).
-    let gathered = crate::par_map(&plans, |plan| {
+    let plans_and_uses: Vec<_> = plans
+        .iter()
+        .zip(uses.iter_mut().map(Option::take))
+        .collect();
+    let gathered = crate::par_map_into(plans_and_uses, |(plan, uses)| {
         let mut warnings = Vec::new();
         let mesh = &all[plan.mesh];
-        let influences = gather_influences(plan, mesh, &scene.nodes[plan.node].name, &mut warnings);
+        let influences = gather_influences(
+            plan,
+            mesh,
+            uses,
+            &scene.nodes[plan.node].name,
+            &mut warnings,
+        );
         let needs_rigid = influences.leaves_unweighted();
         (influences, needs_rigid, warnings)
     });
@@ -617,27 +633,10 @@ impl Influences {
     }
 }
 
-/// [`Influences::Points`] of a mesh with a per-point skin, its bones' slots taken from
-/// `slots`.
-fn point_table(skin: &kiln_scene::PointSkin, slots: &[Option<i32>]) -> Influences {
-    // Each point's entry, numbered as the vertices first name it.
-    let mut entry = alloc::vec![u32::MAX; skin.weights.points()];
-    let mut points: Vec<u32> = Vec::new();
-    let of_vertex: Vec<u32> = skin
-        .vertex_points
-        .iter()
-        .map(|&p| match entry.get_mut(p as usize) {
-            Some(e) => {
-                if *e == u32::MAX {
-                    *e = points.len() as u32;
-                    points.push(p);
-                }
-                *e
-            }
-            None => u32::MAX,
-        })
-        .collect();
-    drop(entry);
+/// [`Influences::Points`] of a mesh with a per-point skin whose part uses the points
+/// `uses`, its bones' slots taken from `slots`.
+fn point_table(skin: &kiln_scene::PointSkin, uses: PointUses, slots: &[Option<i32>]) -> Influences {
+    let PointUses { of_vertex, points } = uses;
     let mut table: Vec<[(i32, f32); 4]> = Vec::with_capacity(points.len());
     table.resize(points.len(), [(0, 0.0); 4]);
     crate::par_runs(&mut table, |start, run| {
@@ -674,14 +673,15 @@ fn point_influences(
 fn gather_influences(
     plan: &PartPlan,
     mesh: &kiln_scene::Mesh,
+    uses: Option<PointUses>,
     node_name: &str,
     warnings: &mut Vec<Warning>,
 ) -> Influences {
     if mesh.bones.is_empty() {
         return Influences::Rigid;
     }
-    if let Some(skin) = &mesh.point_skin {
-        return point_table(skin, &plan.skin_slots);
+    if let Some((skin, uses)) = mesh.point_skin.as_ref().zip(uses) {
+        return point_table(skin, uses, &plan.skin_slots);
     }
     // Filled by writing, not `vec![..; n]`: that is calloc's lazily zeroed pages, and the
     // read-then-write below would fault each page twice (the zero page, then its copy, with a
@@ -728,19 +728,45 @@ fn gather_influences(
     Influences::Table(influences)
 }
 
+/// The control points a part's vertices are made from, from its mesh's per-point skin:
+/// `points` in the order the vertices first name them, and for each vertex the entry of its
+/// point in `points` (`u32::MAX` for a vertex made from no point).
+struct PointUses {
+    of_vertex: Vec<u32>,
+    points: Vec<u32>,
+}
+
+fn point_uses(skin: &kiln_scene::PointSkin) -> PointUses {
+    let mut entry = alloc::vec![u32::MAX; skin.weights.points()];
+    let mut points: Vec<u32> = Vec::new();
+    let of_vertex: Vec<u32> = skin
+        .vertex_points
+        .iter()
+        .map(|&p| match entry.get_mut(p as usize) {
+            Some(e) => {
+                if *e == u32::MAX {
+                    *e = points.len() as u32;
+                    points.push(p);
+                }
+                *e
+            }
+            None => u32::MAX,
+        })
+        .collect();
+    PointUses { of_vertex, points }
+}
+
 /// Which of `bones` weight a vertex of the mesh through its per-point skin: those with a
 /// positive weight on a point some vertex is made from (the per-vertex lists' rule, a weight
 /// above 0 on a vertex of the mesh).
-fn point_weighted(skin: &kiln_scene::PointSkin, bones: &[kiln_scene::Bone]) -> Vec<bool> {
-    let mut used = alloc::vec![false; skin.weights.points()];
-    for &p in &skin.vertex_points {
-        if let Some(u) = used.get_mut(p as usize) {
-            *u = true;
-        }
-    }
+fn point_weighted(
+    skin: &kiln_scene::PointSkin,
+    uses: &PointUses,
+    bones: &[kiln_scene::Bone],
+) -> Vec<bool> {
     let mut weighted = alloc::vec![false; bones.len()];
-    for (p, _) in used.iter().enumerate().filter(|(_, u)| **u) {
-        for &(bone, weight) in skin.weights.of(p as u32) {
+    for &p in &uses.points {
+        for &(bone, weight) in skin.weights.of(p) {
             if weight > 0.0
                 && let Some(w) = weighted.get_mut(bone as usize)
             {
