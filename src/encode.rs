@@ -102,10 +102,9 @@ impl MeshStream {
         }
     }
 
-    /// Writes a planned kiln-layout mesh into `out` (an empty file), its vertices built by
-    /// `pending` a run at a time as [`write_classic_mesh_pending`] builds them, each run's
-    /// streams written at their offsets; gives the file's checksum (`kiln::MeshPlan`). Any
-    /// other mesh is refused (`InvalidInput`): it has its own writers.
+    /// Writes a planned kiln-layout mesh into `out` (an empty file) in file order, each vertex
+    /// stream built by `pending` a run at a time (`kiln::MeshPlan::write_streams`); gives the
+    /// file's checksum. Any other mesh is refused (`InvalidInput`): it has its own writers.
     pub(crate) fn write_planned_to(
         &self,
         pending: &mut kiln_extract::PendingVertices,
@@ -117,8 +116,9 @@ impl MeshStream {
                 "only a planned kiln-layout .mesh is written in place",
             ));
         };
-        let mut runs = Runs::new(pending, None);
-        plan.write_with(&mut |k, put| runs.put_part(pending, k, put), out)
+        // Stream by stream in file order, each built straight from the scene's arrays: no
+        // vertex structs, no writes at scattered offsets, and the checksum hashed on the way.
+        plan.write_streams(pending, out)
     }
 
     /// [`MeshStream::write_to`] of a classic mesh whose parts' vertices `pending` builds

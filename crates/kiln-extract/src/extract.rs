@@ -46,6 +46,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use kiln_format::kiln::Attribute;
 use kiln_format::{Bone, MaterialData, MeshPart, Model, Vertex};
 use kiln_scene::{Mat4, Material, NodeId, Scene, TextureKind, TextureRef, Vec3, Warning};
 
@@ -838,7 +839,28 @@ impl<'a> PartSource<'a> {
     /// the rigid bone where nothing weights it.
     fn vertex(&self, i: usize) -> Vertex {
         let mesh = self.mesh;
-        let (blend_indices, blend_weights) = match self.influences.of(i) {
+        let (blend_indices, blend_weights) = self.blend(i);
+        Vertex {
+            position: v3(mesh.positions.get(i)),
+            uv: self.uv(i),
+            normal: v3(mesh.normals.get(i)),
+            tangent: v3(mesh.tangents.get(i)),
+            blend_indices,
+            blend_weights,
+        }
+    }
+
+    /// Vertex `i`'s texture coordinates (zero without a UV channel).
+    fn uv(&self, i: usize) -> [f32; 2] {
+        self.uv
+            .and_then(|c| c.coords.get(i))
+            .map_or([0.0; 2], |t| [t.x, t.y])
+    }
+
+    /// Vertex `i`'s blend indices and weights: its four largest influences, renormalised, or
+    /// the rigid binding.
+    fn blend(&self, i: usize) -> ([f32; 4], [f32; 4]) {
+        match self.influences.of(i) {
             Some(slots) if is_weighted(&slots) => {
                 let total: f32 = slots.iter().map(|s| s.1).sum();
                 let mut indices = [0.0; 4];
@@ -850,17 +872,27 @@ impl<'a> PartSource<'a> {
                 (indices, weights)
             }
             _ => self.rigid,
-        };
-        Vertex {
-            position: v3(mesh.positions.get(i)),
-            uv: self
-                .uv
-                .and_then(|c| c.coords.get(i))
-                .map_or([0.0; 2], |t| [t.x, t.y]),
-            normal: v3(mesh.normals.get(i)),
-            tangent: v3(mesh.tangents.get(i)),
-            blend_indices,
-            blend_weights,
+        }
+    }
+
+    /// `attribute` of vertices `start..` into `out` ([`Attribute::width`] floats each), as
+    /// [`PartSource::vertex`] gives that field.
+    fn attribute(&self, start: usize, attribute: Attribute, out: &mut [f32]) {
+        /// `out` as vertices of `N` floats, each set to `f(vertex)` (`N` a constant, so each
+        /// copy is a few moves, not a `memcpy` call).
+        fn each<const N: usize>(out: &mut [f32], start: usize, f: impl Fn(usize) -> [f32; N]) {
+            for (i, o) in out.chunks_exact_mut(N).enumerate() {
+                o.copy_from_slice(&f(start + i));
+            }
+        }
+        let mesh = self.mesh;
+        match attribute {
+            Attribute::Position => each(out, start, |i| v3(mesh.positions.get(i))),
+            Attribute::Normal => each(out, start, |i| v3(mesh.normals.get(i))),
+            Attribute::Tangent => each(out, start, |i| v3(mesh.tangents.get(i))),
+            Attribute::Uv => each(out, start, |i| self.uv(i)),
+            Attribute::BlendIndices => each(out, start, |i| self.blend(i).0),
+            Attribute::BlendWeights => each(out, start, |i| self.blend(i).1),
         }
     }
 }
@@ -922,6 +954,32 @@ impl PendingVertices {
         crate::par_fill(&mut out[..n], |i| source.vertex(start + i));
     }
 
+    /// Writes `attribute` of vertices `start..` of part `part` into `out`,
+    /// [`Attribute::width`] floats a vertex, as [`PendingVertices::fill`] gives that field of
+    /// them (so a kiln-layout writer can build one vertex stream at a time, in file order:
+    /// [`kiln_format::kiln::MeshPlan::write_streams`], through this type's
+    /// [`kiln_format::kiln::StreamSource`]); the floats past the part are left as they are.
+    /// On the calling thread: the writer builds a run beside the last one's write.
+    pub fn fill_attribute(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
+        let Some(p) = self.parts.get(part) else {
+            return;
+        };
+        let Some(mesh) = self.meshes.get(p.mesh) else {
+            return;
+        };
+        let w = attribute.width();
+        let n = mesh
+            .positions
+            .len()
+            .saturating_sub(start)
+            .min(out.len() / w);
+        PartSource::new(mesh, p.rigid, &p.influences).attribute(
+            start,
+            attribute,
+            &mut out[..n * w],
+        );
+    }
+
     /// Frees what part `part` holds: its influences, and its mesh's arrays when no later part
     /// reads that mesh. Parts are released in order (as a writer goes through them): an
     /// earlier part that reads the same mesh has nothing to fill from afterwards.
@@ -936,6 +994,16 @@ impl PendingVertices {
         {
             *m = kiln_scene::Mesh::default();
         }
+    }
+}
+
+impl kiln_format::kiln::StreamSource for PendingVertices {
+    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
+        self.fill_attribute(part, start, attribute, out);
+    }
+
+    fn release(&mut self, part: usize) {
+        PendingVertices::release(self, part);
     }
 }
 

@@ -4,8 +4,8 @@
 
 use kiln_format::kiln::spec::{self, kind};
 use kiln_format::kiln::{
-    AlignedBytes, ClipView, Indices, LayoutError, MeshOptions, MeshView, Positions, Quantize,
-    WriteError, plan_mesh, write_clip, write_mesh,
+    AlignedBytes, ClipView, Indices, LayoutError, MeshOptions, MeshView, ModelStreams, Positions,
+    Quantize, WriteError, plan_mesh, write_clip, write_mesh,
 };
 use kiln_format::{Bone, Clip, IDENTITY, Keyframe, MaterialData, MeshPart, Model, Track, Vertex};
 
@@ -470,43 +470,23 @@ fn mesh_writer_refuses_what_the_layout_cannot_hold() {
     ));
 }
 
-/// Writes `model` planned without its vertices, handing over each part's in pieces of
-/// `piece`, `extra` vertices more (or, negative, fewer) than it has for part 0.
-fn write_planned(
-    model: &Model,
-    materials: &[MaterialData],
-    piece: usize,
-    extra: isize,
-) -> std::io::Result<Vec<u8>> {
+/// Writes `model` planned without its vertices, handing them over one attribute at a time.
+fn write_planned(model: &Model, materials: &[MaterialData]) -> std::io::Result<Vec<u8>> {
     let counts: Vec<usize> = model.meshes.iter().map(|m| m.vertices.len()).collect();
     let mut lean = model.clone();
     lean.meshes.iter_mut().for_each(|m| m.vertices.clear());
     let plan = plan_mesh(&lean, &counts, materials, None).unwrap();
     let mut out = std::io::Cursor::new(Vec::new());
-    plan.write_with(
-        &mut |k, put| {
-            let v = &model.meshes[k].vertices;
-            let n = if k == 0 {
-                v.len().saturating_add_signed(extra)
-            } else {
-                v.len()
-            };
-            let more: Vec<Vertex> = v.iter().cycle().take(n).copied().collect();
-            for run in more.chunks(piece) {
-                put(run);
-            }
-        },
-        &mut out,
-    )?;
+    plan.write_streams(&mut ModelStreams(model), &mut out)?;
     Ok(out.into_inner())
 }
 
 #[test]
-fn a_planned_mesh_is_checked_as_the_whole_one_and_its_pieces_as_they_come() {
+fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
     let (model, materials) = sample_model();
     let o = MeshOptions::default();
     let whole = write_mesh(&model, &materials, &o).unwrap();
-    assert_eq!(write_planned(&model, &materials, 2, 0).unwrap(), whole);
+    assert_eq!(write_planned(&model, &materials).unwrap(), whole);
     // The model's own checks, before anything is written: the same errors.
     let mut m = model.clone();
     m.meshes[0].indices[4] = 4;
@@ -522,10 +502,10 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_pieces_as_they_come() {
             parts: counts.len()
         }
     );
-    // A blend index the layout cannot hold, found in its piece.
+    // A blend index the layout cannot hold, found in the joints' stream.
     let mut m = model.clone();
     m.meshes[1].vertices[2].blend_indices[1] = 1.5;
-    let e = write_planned(&m, &materials, 2, 0).unwrap_err();
+    let e = write_planned(&m, &materials).unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
     let why = e
         .get_ref()
@@ -543,12 +523,34 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_pieces_as_they_come() {
         ),
         "{why:?}"
     );
-    // More or fewer vertices than counted.
-    for extra in [1, -1] {
-        let e = write_planned(&model, &materials, 2, extra).unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
-        assert!(e.to_string().starts_with("mesh 0:"), "{e}");
-    }
+    // A part longer than one run of the writer (65,536 vertices): the streams go out in
+    // several runs each, and a bad blend index in a later run is found where it is.
+    let mut long = model.clone();
+    let v = long.meshes[0].vertices.clone();
+    long.meshes[0].vertices = v.iter().cycle().take(70_000).copied().collect();
+    long.meshes[0].indices = (0..69_999u32).collect();
+    assert_eq!(
+        write_planned(&long, &materials).unwrap(),
+        write_mesh(&long, &materials, &o).unwrap()
+    );
+    long.meshes[0].vertices[66_000].blend_indices[3] = -1.0;
+    let e = write_planned(&long, &materials).unwrap_err();
+    let why = e
+        .get_ref()
+        .and_then(|w| w.downcast_ref::<WriteError>())
+        .unwrap();
+    assert_eq!(why, &write_mesh(&long, &materials, &o).unwrap_err());
+    assert!(
+        matches!(
+            why,
+            WriteError::BlendIndex {
+                part: 0,
+                vertex: 66_000,
+                ..
+            }
+        ),
+        "{why:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@
 
 use kiln_format::kiln::quantize::snorm16_max_error;
 use kiln_format::kiln::{
-    AlignedBytes, ClipView, MeshOptions, MeshView, Quantize, plan_mesh, write_clip, write_mesh,
+    AlignedBytes, Attribute, ClipView, MeshOptions, MeshView, ModelStreams, Quantize, StreamSource,
+    plan_mesh, write_clip, write_mesh,
 };
 use kiln_format::{
     Bone, Clip, Keyframe, MaterialData, MeshPart, Model, MorphShape, MorphTarget, Track, Vertex,
@@ -477,14 +478,24 @@ proptest! {
         }).unwrap(), bytes);
     }
 
-    /// A planned file, its parts' vertices handed over in pieces of 1 or 2 (the parts having
-    /// up to 11; their own lists left empty), is `write_mesh`'s, checksum and all.
+    /// A planned file, its parts' vertices handed over one attribute at a time (their own
+    /// lists left empty), is `write_mesh`'s, checksum and all; each part is released once,
+    /// in order, after its last stream.
     #[test]
-    fn planned_mesh_written_from_pieces_is_the_whole_one(
+    fn planned_mesh_written_by_streams_is_the_whole_one(
         (model, materials) in model(),
-        piece in 1usize..3,
         with_offsets in any::<bool>(),
     ) {
+        /// The model's vertices, recording the parts released.
+        struct Recorded<'m>(ModelStreams<'m>, Vec<usize>);
+        impl StreamSource for Recorded<'_> {
+            fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
+                self.0.fill(part, start, attribute, out)
+            }
+            fn release(&mut self, part: usize) {
+                self.1.push(part);
+            }
+        }
         let offsets: Vec<[f32; 16]> = (0..model.bones.len())
             .map(|i| core::array::from_fn(|k| (i * 16 + k) as f32))
             .collect();
@@ -500,17 +511,12 @@ proptest! {
         let plan = plan_mesh(&lean, &counts, &materials, offset_matrices).unwrap();
         prop_assert_eq!(plan.len(), want.len());
         let mut out = std::io::Cursor::new(Vec::new());
-        let sum = plan.write_with(
-            &mut |k, put| {
-                for run in model.meshes[k].vertices.chunks(piece) {
-                    put(run);
-                }
-            },
-            &mut out,
-        ).unwrap();
+        let mut source = Recorded(ModelStreams(&model), Vec::new());
+        let sum = plan.write_streams(&mut source, &mut out).unwrap();
         let got = out.into_inner();
         prop_assert_eq!(sum, kiln_format::kiln::checksum(&want));
         prop_assert!(got == want, "the planned file differs");
+        prop_assert_eq!(source.1, (0..counts.len()).collect::<Vec<_>>());
     }
 
     #[test]

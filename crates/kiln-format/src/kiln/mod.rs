@@ -28,15 +28,55 @@ pub use view::{
     BoneView, ClipView, Directions, FileType, Indices, MaterialView, MeshView, MorphOffsets,
     PartView, Positions, Sections, TexCoords, Weights, checksum, verify_checksum,
 };
-#[cfg(all(feature = "write", feature = "std"))]
-pub use write::PutVertices;
 #[cfg(feature = "write")]
 pub use write::{
-    MeshFile, MeshOptions, MeshPlan, Quantize, encode_mesh, encode_mesh_taking_vertices, plan_mesh,
-    write_clip, write_mesh,
+    MeshFile, MeshOptions, MeshPlan, ModelStreams, Quantize, StreamSource, encode_mesh,
+    encode_mesh_taking_vertices, plan_mesh, write_clip, write_mesh,
 };
 
 use alloc::vec::Vec;
+
+/// One attribute of a [`crate::Vertex`], as `f32`s: what an `f32` vertex stream of a
+/// kiln-layout `.mesh` holds (the joints' stream holds the blend indices as `u16`s). For a
+/// writer that builds one stream at a time ([`MeshPlan::write_streams`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attribute {
+    /// `position`, 3 floats.
+    Position,
+    /// `normal`, 3 floats.
+    Normal,
+    /// `tangent`, 3 floats.
+    Tangent,
+    /// `uv`, 2 floats.
+    Uv,
+    /// `blend_indices`, 4 floats.
+    BlendIndices,
+    /// `blend_weights`, 4 floats.
+    BlendWeights,
+}
+
+impl Attribute {
+    /// Floats per vertex.
+    pub const fn width(self) -> usize {
+        match self {
+            Attribute::Position | Attribute::Normal | Attribute::Tangent => 3,
+            Attribute::Uv => 2,
+            Attribute::BlendIndices | Attribute::BlendWeights => 4,
+        }
+    }
+
+    /// The attribute's floats of `v`.
+    pub fn of(self, v: &crate::Vertex) -> &[f32] {
+        match self {
+            Attribute::Position => &v.position,
+            Attribute::Normal => &v.normal,
+            Attribute::Tangent => &v.tangent,
+            Attribute::Uv => &v.uv,
+            Attribute::BlendIndices => &v.blend_indices,
+            Attribute::BlendWeights => &v.blend_weights,
+        }
+    }
+}
 
 /// An owned byte buffer that starts 16-byte aligned, for reading a file into memory before
 /// parsing it (a `Vec<u8>` only promises 1-byte alignment).

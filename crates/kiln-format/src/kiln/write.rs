@@ -3,6 +3,8 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
+#[cfg(feature = "std")]
+use super::Attribute;
 use super::error::WriteError;
 use super::quantize::{oct_encode, snorm16_encode, unorm16_encode, weights_encode};
 use super::spec::*;
@@ -414,16 +416,11 @@ impl Head {
     }
 }
 
-/// What [`MeshPlan::write_with`] hands its caller to write a piece of a part's vertices
-/// with (the classic writer's [`crate::classic::PutVertices`]).
-#[cfg(feature = "std")]
-pub type PutVertices<'a> = crate::classic::PutVertices<'a>;
-
 /// A kiln-layout `.mesh` of a model whose parts' vertices are not in it, checked and laid
-/// out, its vertex streams to be written as the vertices come ([`MeshPlan::write_with`]):
-/// so a writer can build a large part's vertices a run at a time, and neither the model's
-/// vertex array nor the file's streams are ever whole in memory (`kiln convert` writes the
-/// kiln layout so). The streams are `f32` ([`Quantize::None`]): quantised streams need the
+/// out, its vertex streams to be written one attribute at a time in file order
+/// ([`MeshPlan::write_streams`]): so a writer can build them a run at a time from wherever
+/// the attributes are (a scene's arrays), and neither the model's vertex array nor the
+/// file's streams are ever whole in memory (`kiln convert` writes the kiln layout so). The streams are `f32` ([`Quantize::None`]): quantised streams need the
 /// bounds of every vertex before the first is encoded, which [`encode_mesh`] has.
 #[derive(Debug)]
 // Without `std` there is no writer: the plan is laid out (its size known) but not written.
@@ -432,9 +429,8 @@ pub struct MeshPlan {
     file: FileBuilder,
     /// The section of each of [`PLANNED_STREAMS`], in that order.
     streams: [usize; 6],
-    /// Each part's vertex count and the vertex it starts at in the streams.
+    /// Each part's vertex count.
     counts: Vec<usize>,
-    firsts: Vec<usize>,
 }
 
 /// The vertex streams of a [`MeshPlan`], in the order [`encode_mesh`] lays them out.
@@ -448,9 +444,9 @@ const PLANNED_STREAMS: [Stream; 6] = [
 ];
 
 /// [`encode_mesh`] of a model whose part `k` has `vertex_counts[k]` vertices (its own list
-/// is not read), the vertex streams `f32` and left to [`MeshPlan::write_with`]: every check
+/// is not read), the vertex streams `f32` and left to [`MeshPlan::write_streams`]: every check
 /// [`encode_mesh`] makes, in the same order, but the blend indices', which the write makes
-/// on each piece as it comes. `offset_matrices` as [`MeshOptions::offset_matrices`]. A
+/// on the joints' stream as it comes. `offset_matrices` as [`MeshOptions::offset_matrices`]. A
 /// [`WriteError::VertexCounts`] when `vertex_counts` does not give one count per part.
 pub fn plan_mesh(
     model: &Model,
@@ -475,13 +471,11 @@ pub fn plan_mesh(
         head.out
             .push_later(encoding.kind(stream), head.vertex_total);
     }
-    let firsts = head.parts.iter().map(|p| p.first_vertex as usize).collect();
     let file = head.finish(model, Quantize::None)?;
     Ok(MeshPlan {
         file,
         streams,
         counts: vertex_counts.to_vec(),
-        firsts,
     })
 }
 
@@ -495,113 +489,189 @@ impl MeshPlan {
     pub fn is_empty(&self) -> bool {
         false
     }
+}
 
-    /// Writes the file to `out`, an empty file (or anything that reads back what was written
-    /// at an offset): every section but the vertex streams in order, then each part's
-    /// vertices as `vertices(k, put)` hands them over, in order and in as many pieces as it
-    /// likes (`put` may be called from another thread, building the next piece beside it),
-    /// each piece's six streams written at their offsets; then the file is read back from
-    /// [`CHECKSUM_START`](super::spec::CHECKSUM_START) for its checksum, which goes in at
-    /// [`CHECKSUM_OFFSET`](super::spec::CHECKSUM_OFFSET) and is returned. The bytes are
-    /// [`encode_mesh`]'s for the same model with its vertices.
+/// Where [`MeshPlan::write_streams`] gets a model's vertices from, one attribute at a time.
+pub trait StreamSource: Sync {
+    /// Writes `attribute` of vertices `start..` of part `part` into `out`
+    /// ([`Attribute::width`] floats a vertex; `out` holds no more than the part has from
+    /// `start`), as that field of the part's [`Vertex`]es.
+    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]);
+    /// Part `part`'s last stream is written: what builds its vertices may go.
+    fn release(&mut self, part: usize);
+}
+
+/// A [`StreamSource`] over a model's own vertices (each part's `vertices`): what
+/// [`MeshPlan::write_streams`] writes from it is [`encode_mesh`]'s file of the model.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelStreams<'m>(pub &'m Model);
+
+impl StreamSource for ModelStreams<'_> {
+    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
+        let vertices = self.0.meshes.get(part).map_or(&[][..], |m| &m.vertices[..]);
+        let w = attribute.width();
+        for (o, v) in out
+            .chunks_exact_mut(w)
+            .zip(vertices.get(start..).unwrap_or(&[]))
+        {
+            o.copy_from_slice(attribute.of(v));
+        }
+    }
+
+    fn release(&mut self, _: usize) {}
+}
+
+impl MeshPlan {
+    /// Writes the file to `out` in one pass, in file order: every section but the vertex
+    /// streams as it is, and each stream (positions, normals, tangents, UVs, joints, weights)
+    /// part by part as `source` builds it, a run of vertices at a time (the next run built
+    /// beside the last one's write); the checksum is hashed on the way (no read-back) and goes
+    /// in at [`CHECKSUM_OFFSET`](super::spec::CHECKSUM_OFFSET) at the end, and is returned.
+    /// The bytes are [`encode_mesh`]'s for the same model with its vertices.
     ///
-    /// Errors: `out`'s; `InvalidInput` when a part is handed more or fewer vertices than its
-    /// count; `InvalidData` carrying [`WriteError::BlendIndex`] for a blend index the layout
-    /// cannot hold. The file is then incomplete: the caller removes it.
+    /// Errors: `out`'s; `InvalidData` carrying [`WriteError::BlendIndex`] for a blend index
+    /// the layout cannot hold (the first in part and vertex order). The file is then
+    /// incomplete: the caller removes it.
     #[cfg(feature = "std")]
-    pub fn write_with(
+    pub fn write_streams<S: StreamSource>(
         &self,
-        vertices: &mut dyn FnMut(usize, &mut PutVertices<'_>),
-        out: &mut (impl std::io::Read + std::io::Write + std::io::Seek + Send),
+        source: &mut S,
+        out: &mut (impl std::io::Write + std::io::Seek + Send),
     ) -> std::io::Result<u64> {
         use std::io::{Error, ErrorKind, SeekFrom};
+        /// Vertices a run: 1 MiB of floats for the widest attribute.
+        const RUN: usize = 1 << 16;
+        const ATTRIBUTES: [Attribute; 6] = [
+            Attribute::Position,
+            Attribute::Normal,
+            Attribute::Tangent,
+            Attribute::Uv,
+            Attribute::BlendIndices,
+            Attribute::BlendWeights,
+        ];
+        /// What is written, hashed from the checksum's start, and counted.
+        struct Hashed<'w, W> {
+            out: &'w mut W,
+            hasher: xxhash_rust::xxh3::Xxh3Default,
+            at: usize,
+            joints: Vec<u16>,
+        }
+        impl<W: std::io::Write> Hashed<'_, W> {
+            fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+                self.out.write_all(bytes)?;
+                let skip = CHECKSUM_START.saturating_sub(self.at).min(bytes.len());
+                self.hasher.update(&bytes[skip..]);
+                self.at += bytes.len();
+                Ok(())
+            }
+
+            /// A run of `attribute`'s floats, the joints checked and narrowed to `u16`.
+            fn put_run(
+                &mut self,
+                attribute: Attribute,
+                (part, start): (usize, usize),
+                run: &[f32],
+            ) -> std::io::Result<()> {
+                if attribute != Attribute::BlendIndices {
+                    return self.put(bytemuck::cast_slice(run));
+                }
+                // Every index checked without a branch each (the run is almost always
+                // good), then the first bad one found.
+                let good = |j: f32| (0.0..=65535.0).contains(&j) & ((j as u32) as f32 == j);
+                let all_good = run.iter().fold(true, |all, &j| all & good(j));
+                if let Some((i, &value)) = (!all_good)
+                    .then(|| run.iter().enumerate().find(|&(_, &j)| !good(j)))
+                    .flatten()
+                {
+                    let why = WriteError::BlendIndex {
+                        part,
+                        vertex: start + i / 4,
+                        value,
+                    };
+                    return Err(Error::new(ErrorKind::InvalidData, why));
+                }
+                let mut joints = core::mem::take(&mut self.joints);
+                joints.clear();
+                joints.extend(run.iter().map(|&j| j as u16));
+                let put = self.put(bytemuck::cast_slice(&joints));
+                self.joints = joints;
+                put
+            }
+        }
         let (offsets, end) = self.file.layout();
         let mut table = Vec::with_capacity(HEADER_SIZE + SECTION_ENTRY_SIZE * offsets.len());
         self.file.emit_table(0, &offsets, end, &mut table);
-        out.seek(SeekFrom::Start(0))?;
-        out.write_all(&table)?;
-        // The sections but the streams, the padding before each section included.
-        let mut at = table.len();
-        let zeros = [0u8; ALIGNMENT];
-        for (section, &offset) in self.file.sections.iter().zip(&offsets) {
-            out.write_all(&zeros[..offset - at])?;
-            at = offset + section.len;
-            if section.later {
-                out.seek(SeekFrom::Start(at as u64))?;
-            } else {
-                out.write_all(&section.bytes)?;
-            }
-        }
-        let encoding = Encoding {
-            bounds: None,
-            positions: false,
+        let mut file = Hashed {
+            out: &mut *out,
+            hasher: xxhash_rust::xxh3::Xxh3Default::new(),
+            at: 0,
+            joints: Vec::new(),
         };
-        let sizes = PLANNED_STREAMS.map(|s| stream_size(encoding.kind(s)));
-        // One piece's streams at a time. Encoding a piece beside the last one's write (a
-        // `join` here) was tried and gained nothing: the write, a copy into fresh page-cache
-        // pages, is what the streams wait for, and it takes the file's lock.
-        let mut bytes: [Vec<u8>; 6] = Default::default();
-        for (k, (&count, &first)) in self.counts.iter().zip(&self.firsts).enumerate() {
-            let mut done = 0usize;
-            let mut failed: Option<Error> = None;
-            vertices(k, &mut |piece: &[Vertex]| {
-                if failed.is_some() {
-                    return;
-                }
-                if piece.len() > count - done {
-                    failed = Some(Error::new(
-                        ErrorKind::InvalidInput,
-                        alloc::format!("mesh {k}: more than its {count} vertices handed over"),
-                    ));
-                    return;
-                }
-                if let Some((v, value)) = first_bad_blend_index(piece) {
-                    let why = WriteError::BlendIndex {
-                        part: k,
-                        vertex: done + v,
-                        value,
-                    };
-                    failed = Some(Error::new(ErrorKind::InvalidData, why));
-                    return;
-                }
-                for (i, &stream) in PLANNED_STREAMS.iter().enumerate() {
-                    bytes[i].clear();
-                    encoding.encode(stream, piece, &mut bytes[i]);
-                    let at = offsets[self.streams[i]] + (first + done) * sizes[i];
-                    let written = out
-                        .seek(SeekFrom::Start(at as u64))
-                        .and_then(|_| out.write_all(&bytes[i]));
-                    if let Err(e) = written {
-                        failed = Some(e);
-                        return;
-                    }
-                }
-                done += piece.len();
-            });
-            if let Some(e) = failed {
-                return Err(e);
+        file.put(&table)?;
+        let zeros = [0u8; ALIGNMENT];
+        let longest = self.counts.iter().copied().max().unwrap_or(0).min(RUN);
+        let mut ready = alloc::vec![0f32; longest * 4];
+        let mut next = alloc::vec![0f32; longest * 4];
+        for (index, (section, &offset)) in self.file.sections.iter().zip(&offsets).enumerate() {
+            file.put(&zeros[..offset - file.at])?;
+            let Some(stream) = self.streams.iter().position(|&s| s == index) else {
+                file.put(&section.bytes)?;
+                continue;
+            };
+            let attribute = ATTRIBUTES[stream];
+            let width = attribute.width();
+            // The stream's runs: (part, first vertex, vertices).
+            let runs: Vec<(usize, usize, usize)> = (self.counts.iter().enumerate())
+                .flat_map(|(part, &count)| {
+                    (0..count)
+                        .step_by(RUN)
+                        .map(move |start| (part, start, RUN.min(count - start)))
+                })
+                .collect();
+            let build = |source: &S, (part, start, n), buf: &mut [f32]| {
+                let run = &mut buf[..n * width];
+                run.fill(0.0);
+                source.fill(part, start, attribute, run);
+            };
+            if let Some(&first) = runs.first() {
+                build(&*source, first, &mut ready);
             }
-            if done != count {
-                return Err(Error::new(
-                    ErrorKind::InvalidInput,
-                    alloc::format!("mesh {k}: {done} of its {count} vertices handed over"),
-                ));
+            // After the last stream, each part is released once its last run is out (a part
+            // without vertices with the run after it).
+            let last_stream = stream + 1 == ATTRIBUTES.len();
+            let mut released = 0;
+            for (r, &(part, start, n)) in runs.iter().enumerate() {
+                let shared: &S = &*source;
+                let (_, written) = join(
+                    || {
+                        if let Some(&after) = runs.get(r + 1) {
+                            build(shared, after, &mut next);
+                        }
+                    },
+                    || file.put_run(attribute, (part, start), &ready[..n * width]),
+                );
+                written?;
+                core::mem::swap(&mut ready, &mut next);
+                let last_of_part = runs.get(r + 1).is_none_or(|&(p, _, _)| p != part);
+                let done = if last_of_part { part + 1 } else { part };
+                while last_stream && released < done {
+                    source.release(released);
+                    released += 1;
+                }
+            }
+            while last_stream && released < self.counts.len() {
+                source.release(released);
+                released += 1;
             }
         }
-        // The checksum, from the file as written (the streams' buffers freed first, for the
-        // one it is read into).
-        drop(bytes);
-        out.seek(SeekFrom::Start(CHECKSUM_START as u64))?;
-        let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
-        let mut buf = alloc::vec![0u8; (1 << 20).min(end)];
-        let mut left = end - CHECKSUM_START;
-        while left > 0 {
-            let n = left.min(buf.len());
-            out.read_exact(&mut buf[..n])?;
-            hasher.update(&buf[..n]);
-            left -= n;
+        if file.at != end {
+            let at = file.at;
+            return Err(Error::new(
+                ErrorKind::InvalidData,
+                alloc::format!("the streams came to {at} bytes of the planned {end}"),
+            ));
         }
-        let sum = hasher.digest();
+        let sum = file.hasher.digest();
         out.seek(SeekFrom::Start(CHECKSUM_OFFSET as u64))?;
         out.write_all(&sum.to_le_bytes())?;
         Ok(sum)
