@@ -344,16 +344,22 @@ fn head(
                 count: mesh.indices.len(),
             });
         }
-        for &index in &mesh.indices {
-            if index as usize >= vertex_count {
-                return Err(WriteError::IndexOutOfRange {
-                    part: p,
-                    index,
-                    vertex_count,
-                });
-            }
-            max_index = max_index.max(index);
+        // The largest index first (a loop that vectorises), the first one out of range only
+        // when there is one.
+        let part_max = mesh.indices.iter().copied().fold(0u32, u32::max);
+        if !mesh.indices.is_empty() && part_max as usize >= vertex_count {
+            let index = mesh
+                .indices
+                .iter()
+                .copied()
+                .find(|&i| i as usize >= vertex_count);
+            return Err(WriteError::IndexOutOfRange {
+                part: p,
+                index: index.unwrap_or(part_max),
+                vertex_count,
+            });
         }
+        max_index = max_index.max(part_max);
         check_part(p)?;
         let material = materials
             .iter()
@@ -395,14 +401,21 @@ impl Head {
     /// The sections after the vertex streams: the indices (`u16` when every one fits), the
     /// morph sections, then the string table; the file's sections complete.
     fn finish(mut self, model: &Model, quantize: Quantize) -> Result<FileBuilder, WriteError> {
-        let indices = || model.meshes.iter().flat_map(|m| m.indices.iter().copied());
+        // Part by part, each a slice copied or narrowed whole (not an item at a time).
+        let mut bytes = Vec::new();
         if self.max_index <= u16::MAX as u32 {
-            let narrow = indices().map(|i| i as u16);
-            self.out
-                .push_iter(kind::INDICES_U16, self.index_total, narrow);
+            bytes.reserve(self.index_total * 2);
+            for m in &model.meshes {
+                let narrow: Vec<u16> = m.indices.iter().map(|&i| i as u16).collect();
+                bytes.extend_from_slice(bytemuck::cast_slice(&narrow));
+            }
+            self.out.push_bytes(kind::INDICES_U16, bytes);
         } else {
-            self.out
-                .push_iter(kind::INDICES_U32, self.index_total, indices());
+            bytes.reserve(self.index_total * 4);
+            for m in &model.meshes {
+                bytes.extend_from_slice(bytemuck::cast_slice(&m.indices));
+            }
+            self.out.push_bytes(kind::INDICES_U32, bytes);
         }
         morph_sections(
             model,
