@@ -488,12 +488,13 @@ pub fn import_bytes(
     format: InputFormat,
     files: &mut dyn Files,
 ) -> Result<Scene> {
-    match format {
-        InputFormat::Obj => {
-            kiln_obj::parse_at(path, bytes, files).map_err(|e| Error::Obj(e).with_path(path))
-        }
-        InputFormat::Fbx => kiln_fbx_scene::import(bytes).map_err(at(path)),
-    }
+    import_bytes_with(
+        path,
+        bytes,
+        format,
+        files,
+        &kiln_fbx_scene::ImportOptions::default(),
+    )
 }
 
 /// [`import_bytes`] for the engine data ([`process_scene`] and [`from_scene`] next): an FBX
@@ -507,15 +508,26 @@ pub fn import_bytes_for_engine(
     format: InputFormat,
     files: &mut dyn Files,
 ) -> Result<Scene> {
+    let options = kiln_fbx_scene::ImportOptions {
+        point_skin: true,
+        ..kiln_fbx_scene::ImportOptions::default()
+    };
+    import_bytes_with(path, bytes, format, files, &options)
+}
+
+/// [`import_bytes`] with the FBX importer's `options`.
+fn import_bytes_with(
+    path: &Path,
+    bytes: &[u8],
+    format: InputFormat,
+    files: &mut dyn Files,
+    options: &kiln_fbx_scene::ImportOptions,
+) -> Result<Scene> {
     match format {
-        InputFormat::Obj => import_bytes(path, bytes, format, files),
-        InputFormat::Fbx => {
-            let options = kiln_fbx_scene::ImportOptions {
-                point_skin: true,
-                ..kiln_fbx_scene::ImportOptions::default()
-            };
-            kiln_fbx_scene::import_with(bytes, &options).map_err(at(path))
+        InputFormat::Obj => {
+            kiln_obj::parse_at(path, bytes, files).map_err(|e| Error::Obj(e).with_path(path))
         }
+        InputFormat::Fbx => kiln_fbx_scene::import_with(bytes, options).map_err(at(path)),
     }
 }
 
