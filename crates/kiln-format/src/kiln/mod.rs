@@ -30,8 +30,8 @@ pub use view::{
 };
 #[cfg(feature = "write")]
 pub use write::{
-    MeshFile, MeshOptions, MeshPlan, ModelStreams, Quantize, StreamSource, encode_mesh,
-    encode_mesh_taking_vertices, plan_mesh, write_clip, write_mesh,
+    MeshFile, MeshOptions, MeshPlan, Quantize, encode_mesh, encode_mesh_taking_vertices, plan_mesh,
+    write_clip, write_mesh,
 };
 
 use alloc::vec::Vec;
@@ -112,4 +112,36 @@ impl core::ops::Deref for AlignedBytes {
     fn deref(&self) -> &[u8] {
         self.as_bytes()
     }
+}
+
+/// Where `MeshPlan::write_streams` (feature `write`) gets a model's vertices from, one
+/// attribute at a time.
+pub trait StreamSource: Sync {
+    /// Writes `attribute` of vertices `start..` of part `part` into `out`
+    /// ([`Attribute::width`] floats a vertex; `out` holds no more than the part has from
+    /// `start`), as that field of the part's [`crate::Vertex`]es.
+    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]);
+    /// Part `part`'s last stream is written: what builds its vertices may go.
+    fn release(&mut self, part: usize);
+}
+
+/// A [`StreamSource`] over a model's own vertices (each part's `vertices`): what
+/// `MeshPlan::write_streams` (feature `write`) writes from it is `encode_mesh`'s file of the
+/// model.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelStreams<'m>(pub &'m crate::Model);
+
+impl StreamSource for ModelStreams<'_> {
+    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
+        let vertices = self.0.meshes.get(part).map_or(&[][..], |m| &m.vertices[..]);
+        let w = attribute.width();
+        for (o, v) in out
+            .chunks_exact_mut(w)
+            .zip(vertices.get(start..).unwrap_or(&[]))
+        {
+            o.copy_from_slice(attribute.of(v));
+        }
+    }
+
+    fn release(&mut self, _: usize) {}
 }

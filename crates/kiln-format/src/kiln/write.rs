@@ -3,11 +3,11 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-#[cfg(feature = "std")]
-use super::Attribute;
 use super::error::WriteError;
 use super::quantize::{oct_encode, snorm16_encode, unorm16_encode, weights_encode};
 use super::spec::*;
+#[cfg(feature = "std")]
+use super::{Attribute, StreamSource};
 use crate::model::{Clip, MaterialData, Matrix, Model, Vertex};
 use crate::sink::Sink;
 
@@ -502,36 +502,6 @@ impl MeshPlan {
     pub fn is_empty(&self) -> bool {
         false
     }
-}
-
-/// Where [`MeshPlan::write_streams`] gets a model's vertices from, one attribute at a time.
-pub trait StreamSource: Sync {
-    /// Writes `attribute` of vertices `start..` of part `part` into `out`
-    /// ([`Attribute::width`] floats a vertex; `out` holds no more than the part has from
-    /// `start`), as that field of the part's [`Vertex`]es.
-    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]);
-    /// Part `part`'s last stream is written: what builds its vertices may go.
-    fn release(&mut self, part: usize);
-}
-
-/// A [`StreamSource`] over a model's own vertices (each part's `vertices`): what
-/// [`MeshPlan::write_streams`] writes from it is [`encode_mesh`]'s file of the model.
-#[derive(Clone, Copy, Debug)]
-pub struct ModelStreams<'m>(pub &'m Model);
-
-impl StreamSource for ModelStreams<'_> {
-    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
-        let vertices = self.0.meshes.get(part).map_or(&[][..], |m| &m.vertices[..]);
-        let w = attribute.width();
-        for (o, v) in out
-            .chunks_exact_mut(w)
-            .zip(vertices.get(start..).unwrap_or(&[]))
-        {
-            o.copy_from_slice(attribute.of(v));
-        }
-    }
-
-    fn release(&mut self, _: usize) {}
 }
 
 impl MeshPlan {
