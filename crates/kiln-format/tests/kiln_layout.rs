@@ -523,17 +523,18 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
         ),
         "{why:?}"
     );
-    // A part longer than one run of the writer (65,536 vertices): the streams go out in
-    // several runs each, and a bad blend index in a later run is found where it is.
+    // A part longer than two runs of the writer (65,536 vertices): the streams go out in
+    // three runs each, the second and third built beside the write before them (both at
+    // least 8,192 vertices), and a bad blend index in the last run is found where it is.
     let mut long = model.clone();
     let v = long.meshes[0].vertices.clone();
-    long.meshes[0].vertices = v.iter().cycle().take(70_000).copied().collect();
-    long.meshes[0].indices = (0..69_999u32).collect();
+    long.meshes[0].vertices = v.iter().cycle().take(140_000).copied().collect();
+    long.meshes[0].indices = (0..139_998u32).collect();
     assert_eq!(
         write_planned(&long, &materials).unwrap(),
         write_mesh(&long, &materials, &o).unwrap()
     );
-    long.meshes[0].vertices[66_000].blend_indices[3] = -1.0;
+    long.meshes[0].vertices[135_000].blend_indices[3] = -1.0;
     let e = write_planned(&long, &materials).unwrap_err();
     let why = e
         .get_ref()
@@ -545,7 +546,7 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
             why,
             WriteError::BlendIndex {
                 part: 0,
-                vertex: 66_000,
+                vertex: 135_000,
                 ..
             }
         ),
