@@ -433,8 +433,9 @@ impl Head {
 /// out, its vertex streams to be written one attribute at a time in file order
 /// ([`MeshPlan::write_streams`]): so a writer can build them a run at a time from wherever
 /// the attributes are (a scene's arrays), and neither the model's vertex array nor the
-/// file's streams are ever whole in memory (`kiln convert` writes the kiln layout so). The streams are `f32` ([`Quantize::None`]): quantised streams need the
-/// bounds of every vertex before the first is encoded, which [`encode_mesh`] has.
+/// file's streams are ever whole in memory (`kiln convert` writes the kiln layout so). The
+/// streams are `f32` ([`Quantize::None`]): quantised streams need the bounds of every vertex
+/// before the first is encoded, which [`encode_mesh`] has.
 #[derive(Debug)]
 // Without `std` there is no writer: the plan is laid out (its size known) but not written.
 #[cfg_attr(not(feature = "std"), allow(dead_code))]
@@ -507,9 +508,10 @@ impl MeshPlan {
 impl MeshPlan {
     /// Writes the file to `out` in one pass, in file order: every section but the vertex
     /// streams as it is, and each stream (positions, normals, tangents, UVs, joints, weights)
-    /// part by part as `source` builds it, a run of vertices at a time (the next run built
-    /// beside the last one's write); the checksum is hashed on the way (no read-back) and goes
-    /// in at [`CHECKSUM_OFFSET`](super::spec::CHECKSUM_OFFSET) at the end, and is returned.
+    /// part by part as `source` builds it, a run of vertices at a time (a run of 8,192 or
+    /// more built beside the last one's write); the checksum is hashed on the way (no
+    /// read-back) and goes in at [`CHECKSUM_OFFSET`](super::spec::CHECKSUM_OFFSET) at the
+    /// end, and is returned.
     /// The bytes are [`encode_mesh`]'s for the same model with its vertices.
     ///
     /// Errors: `out`'s; `InvalidData` carrying [`WriteError::BlendIndex`] for a blend index
