@@ -282,31 +282,10 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         // A geometry split by material has its weights split for all parts at once, with the
         // first part's attributes.
         let part = material.and_then(|m| split.parts.iter().position(|&p| p == m));
-        if self.options.point_skin
-            && let Some(c) = clusters
-        {
-            // The weights per control point, once per geometry, beside the first part's
-            // attributes; each part names the point of each of its vertices.
-            let vertex_points = || point_of_vertices(geo, pk);
-            let (mut mesh, (weights, vertex_points)) = match split.points.clone() {
-                Some(w) => (mesh_attributes(geo, material, pk), (w, vertex_points())),
-                None => par::join(
-                    || mesh_attributes(geo, material, pk),
-                    || (Arc::new(point_weights(geo, c)), vertex_points()),
-                ),
-            };
-            split.points = Some(weights.clone());
-            mesh.name = name;
-            mesh.material = material_index;
-            mesh.bones = point_skin_bones(c);
-            mesh.point_skin = Some(kiln_scene::PointSkin {
-                vertex_points,
-                weights,
-            });
-            self.scene.meshes.push(mesh);
-            return self.scene.meshes.len() - 1;
-        }
         let (mut mesh, bones) = match (part, clusters) {
+            (_, Some(c)) if self.options.point_skin => {
+                point_skin_part(geo, material, pk, c, &mut split.points)
+            }
             (Some(k), Some(c)) => {
                 if split.bones.is_none() {
                     let (mesh, all) = par::join(
@@ -328,7 +307,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         };
         // Every test build checks the one-pass split against the per-part pass.
         #[cfg(debug_assertions)]
-        if let (Some(_), Some(b), Some(c)) = (part, &bones, clusters) {
+        if let (Some(_), Some(b), Some(c), None) = (part, &bones, clusters, &mesh.point_skin) {
             type Bits = (String, Vec<u32>, Vec<(u32, u32)>);
             let bits = |bones: &[kiln_scene::Bone]| -> Vec<Bits> {
                 bones
@@ -363,6 +342,33 @@ struct Split<'p> {
     /// With [`crate::ImportOptions::point_skin`], the geometry's weights per control point,
     /// once the first part is built.
     points: Option<Arc<kiln_scene::PointWeights>>,
+}
+
+/// A part's attributes and skin bones with its weights kept per control point
+/// ([`crate::ImportOptions::point_skin`]): the geometry's weights grouped by point once, in
+/// `points` (beside the first part's attributes), and each part naming the point of each of
+/// its vertices.
+fn point_skin_part(
+    geo: &MeshGeometry<'_>,
+    material: Option<i32>,
+    pk: Option<&[u32]>,
+    clusters: &[Cluster<'_>],
+    points: &mut Option<Arc<kiln_scene::PointWeights>>,
+) -> (Mesh, Option<Vec<kiln_scene::Bone>>) {
+    let vertex_points = || point_of_vertices(geo, pk);
+    let (mut mesh, (weights, vertex_points)) = match points.clone() {
+        Some(w) => (mesh_attributes(geo, material, pk), (w, vertex_points())),
+        None => par::join(
+            || mesh_attributes(geo, material, pk),
+            || (Arc::new(point_weights(geo, clusters)), vertex_points()),
+        ),
+    };
+    *points = Some(weights.clone());
+    mesh.point_skin = Some(kiln_scene::PointSkin {
+        vertex_points,
+        weights,
+    });
+    (mesh, Some(point_skin_bones(clusters)))
 }
 
 /// The control point of each vertex of a part (the corners `pk`, all corners when `None`),
