@@ -379,7 +379,7 @@ fn extract_skeleton(
     };
     // The control points each part's vertices are made from, where its mesh keeps its skin
     // per point: which bones weight the part, and its influence table, both read them.
-    let mut uses = crate::par_map(&plans, |plan| {
+    let uses = crate::par_map(&plans, |plan| {
         all[plan.mesh].point_skin.as_ref().map(point_uses)
     });
     for (plan, uses) in plans.iter_mut().zip(&uses) {
@@ -421,11 +421,7 @@ fn extract_skeleton(
     }
     // Influences per part (in parallel), then the bone slots in part order (they create
     // helper bones, so their order matters), then the vertices (in parallel).
-    let plans_and_uses: Vec<_> = plans
-        .iter()
-        .zip(uses.iter_mut().map(Option::take))
-        .collect();
-    let gathered = crate::par_map_into(plans_and_uses, |(plan, uses)| {
+    let gathered = crate::par_map_into(plans.iter().zip(uses).collect(), |(plan, uses)| {
         let mut warnings = Vec::new();
         let mesh = &all[plan.mesh];
         let influences = gather_influences(
@@ -476,8 +472,8 @@ fn extract_skeleton(
         push_offsets_and_helpers(out, scene, &order, &slots, &globals);
         // The meshes keep what the vertices are built from: their faces (the parts have
         // their triangles), skin bones and per-point skins (their weights are in the parts'
-        // influences) and morph
-        // targets (in the parts) go now, not when the writer is done with the vertices.
+        // influences) and morph targets (in the parts) go now, not when the writer is done
+        // with the vertices.
         let mut owned = owned;
         for m in &mut owned {
             m.indices = Vec::new();
@@ -958,14 +954,21 @@ impl PendingVertices {
     /// [`Attribute::width`] floats a vertex, as [`PendingVertices::fill`] gives that field of
     /// them (so a kiln-layout writer can build one vertex stream at a time, in file order:
     /// [`kiln_format::kiln::MeshPlan::write_streams`], through this type's
-    /// [`kiln_format::kiln::StreamSource`]); the floats past the part are left as they are.
-    /// On the calling thread: the writer builds a run beside the last one's write.
-    pub fn fill_attribute(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
+    /// [`kiln_format::kiln::StreamSource`]), and gives how many vertices it wrote (fewer
+    /// than `out` holds when the part ends first; the floats past them are left as they
+    /// are). On the calling thread: the writer builds a run beside the last one's write.
+    pub fn fill_attribute(
+        &self,
+        part: usize,
+        start: usize,
+        attribute: Attribute,
+        out: &mut [f32],
+    ) -> usize {
         let Some(p) = self.parts.get(part) else {
-            return;
+            return 0;
         };
         let Some(mesh) = self.meshes.get(p.mesh) else {
-            return;
+            return 0;
         };
         let w = attribute.width();
         let n = mesh
@@ -978,6 +981,7 @@ impl PendingVertices {
             attribute,
             &mut out[..n * w],
         );
+        n
     }
 
     /// Frees what part `part` holds: its influences, and its mesh's arrays when no later part
@@ -998,8 +1002,8 @@ impl PendingVertices {
 }
 
 impl kiln_format::kiln::StreamSource for PendingVertices {
-    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
-        self.fill_attribute(part, start, attribute, out);
+    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) -> usize {
+        self.fill_attribute(part, start, attribute, out)
     }
 
     fn release(&mut self, part: usize) {

@@ -470,15 +470,44 @@ fn mesh_writer_refuses_what_the_layout_cannot_hold() {
     ));
 }
 
-/// Writes `model` planned without its vertices, handing them over one attribute at a time.
-fn write_planned(model: &Model, materials: &[MaterialData]) -> std::io::Result<Vec<u8>> {
-    let counts: Vec<usize> = model.meshes.iter().map(|m| m.vertices.len()).collect();
+/// Writes `model` planned without its vertices, handing them over one attribute at a time;
+/// the plan counts `extra` vertices more than part 0 has.
+fn write_planned_counting(
+    model: &Model,
+    materials: &[MaterialData],
+    extra: usize,
+) -> std::io::Result<Vec<u8>> {
+    let mut counts: Vec<usize> = model.meshes.iter().map(|m| m.vertices.len()).collect();
+    counts[0] += extra;
     let mut lean = model.clone();
     lean.meshes.iter_mut().for_each(|m| m.vertices.clear());
     let plan = plan_mesh(&lean, &counts, materials, None).unwrap();
     let mut out = std::io::Cursor::new(Vec::new());
     plan.write_streams(&mut ModelStreams(model), &mut out)?;
     Ok(out.into_inner())
+}
+
+fn write_planned(model: &Model, materials: &[MaterialData]) -> std::io::Result<Vec<u8>> {
+    write_planned_counting(model, materials, 0)
+}
+
+/// The blend-index error a planned write failed with, checked to be `write_mesh`'s for the
+/// same model, and its part and vertex.
+fn planned_blend_index_error(model: &Model, materials: &[MaterialData]) -> (usize, usize) {
+    let e = write_planned(model, materials).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+    let why = e
+        .get_ref()
+        .and_then(|w| w.downcast_ref::<WriteError>())
+        .unwrap();
+    assert_eq!(
+        why,
+        &write_mesh(model, materials, &MeshOptions::default()).unwrap_err()
+    );
+    match why {
+        WriteError::BlendIndex { part, vertex, .. } => (*part, *vertex),
+        other => panic!("not a blend-index error: {other:?}"),
+    }
 }
 
 #[test]
@@ -505,24 +534,7 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
     // A blend index the layout cannot hold, found in the joints' stream.
     let mut m = model.clone();
     m.meshes[1].vertices[2].blend_indices[1] = 1.5;
-    let e = write_planned(&m, &materials).unwrap_err();
-    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
-    let why = e
-        .get_ref()
-        .and_then(|w| w.downcast_ref::<WriteError>())
-        .unwrap();
-    assert_eq!(why, &write_mesh(&m, &materials, &o).unwrap_err());
-    assert!(
-        matches!(
-            why,
-            WriteError::BlendIndex {
-                part: 1,
-                vertex: 2,
-                ..
-            }
-        ),
-        "{why:?}"
-    );
+    assert_eq!(planned_blend_index_error(&m, &materials), (1, 2));
     // A part longer than two runs of the writer (65,536 vertices): the streams go out in
     // three runs each, the second and third built beside the write before them (both at
     // least 8,192 vertices), and a bad blend index in the last run is found where it is.
@@ -535,23 +547,15 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
         write_mesh(&long, &materials, &o).unwrap()
     );
     long.meshes[0].vertices[135_000].blend_indices[3] = -1.0;
-    let e = write_planned(&long, &materials).unwrap_err();
-    let why = e
-        .get_ref()
-        .and_then(|w| w.downcast_ref::<WriteError>())
-        .unwrap();
-    assert_eq!(why, &write_mesh(&long, &materials, &o).unwrap_err());
-    assert!(
-        matches!(
-            why,
-            WriteError::BlendIndex {
-                part: 0,
-                vertex: 135_000,
-                ..
-            }
-        ),
-        "{why:?}"
-    );
+    assert_eq!(planned_blend_index_error(&long, &materials), (0, 135_000));
+    // A source with fewer vertices than the plan counts: an error naming the part, in a
+    // single run and in a later one.
+    for (m, have) in [(&model, model.meshes[0].vertices.len()), (&long, 140_000)] {
+        let e = write_planned_counting(m, &materials, 3).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
+        let want = format!("mesh 0: {have} of its {} vertices handed over", have + 3);
+        assert_eq!(e.to_string(), want);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -489,7 +489,7 @@ proptest! {
         /// The model's vertices, recording the parts released.
         struct Recorded<'m>(ModelStreams<'m>, Vec<usize>);
         impl StreamSource for Recorded<'_> {
-            fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
+            fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) -> usize {
                 self.0.fill(part, start, attribute, out)
             }
             fn release(&mut self, part: usize) {

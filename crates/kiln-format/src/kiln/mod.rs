@@ -118,9 +118,10 @@ impl core::ops::Deref for AlignedBytes {
 /// attribute at a time.
 pub trait StreamSource: Sync {
     /// Writes `attribute` of vertices `start..` of part `part` into `out`
-    /// ([`Attribute::width`] floats a vertex; `out` holds no more than the part has from
-    /// `start`), as that field of the part's [`crate::Vertex`]es.
-    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]);
+    /// ([`Attribute::width`] floats a vertex), as that field of the part's
+    /// [`crate::Vertex`]es, and gives how many vertices it wrote: all of `out`'s, unless the
+    /// part has fewer from `start`.
+    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) -> usize;
     /// Part `part`'s last stream is written: what builds its vertices may go.
     fn release(&mut self, part: usize);
 }
@@ -132,15 +133,15 @@ pub trait StreamSource: Sync {
 pub struct ModelStreams<'m>(pub &'m crate::Model);
 
 impl StreamSource for ModelStreams<'_> {
-    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) {
+    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) -> usize {
         let vertices = self.0.meshes.get(part).map_or(&[][..], |m| &m.vertices[..]);
         let w = attribute.width();
-        for (o, v) in out
+        let pairs = out
             .chunks_exact_mut(w)
-            .zip(vertices.get(start..).unwrap_or(&[]))
-        {
-            o.copy_from_slice(attribute.of(v));
-        }
+            .zip(vertices.get(start..).unwrap_or(&[]));
+        pairs
+            .map(|(o, v)| o.copy_from_slice(attribute.of(v)))
+            .count()
     }
 
     fn release(&mut self, _: usize) {}

@@ -503,9 +503,7 @@ impl MeshPlan {
     pub fn is_empty(&self) -> bool {
         false
     }
-}
 
-impl MeshPlan {
     /// Writes the file to `out` in one pass, in file order: every section but the vertex
     /// streams as it is, and each stream (positions, normals, tangents, UVs, joints, weights)
     /// part by part as `source` builds it, a run of vertices at a time (a run of 8,192 or
@@ -514,8 +512,9 @@ impl MeshPlan {
     /// end, and is returned.
     /// The bytes are [`encode_mesh`]'s for the same model with its vertices.
     ///
-    /// Errors: `out`'s; `InvalidData` carrying [`WriteError::BlendIndex`] for a blend index
-    /// the layout cannot hold (the first in part and vertex order). The file is then
+    /// Errors: `out`'s; `InvalidInput` when `source` hands over fewer of a part's vertices
+    /// than the plan counts; `InvalidData` carrying [`WriteError::BlendIndex`] for a blend
+    /// index the layout cannot hold (the first in part and vertex order). The file is then
     /// incomplete: the caller removes it.
     #[cfg(feature = "std")]
     pub fn write_streams<S: StreamSource>(
@@ -529,14 +528,6 @@ impl MeshPlan {
         /// A run of at least this many vertices is built on another thread beside the last
         /// one's write.
         const BESIDE: usize = 1 << 13;
-        const ATTRIBUTES: [Attribute; 6] = [
-            Attribute::Position,
-            Attribute::Normal,
-            Attribute::Tangent,
-            Attribute::Uv,
-            Attribute::BlendIndices,
-            Attribute::BlendWeights,
-        ];
         /// What is written, hashed from the checksum's start, and counted.
         struct Hashed<'w, W> {
             out: &'w mut W,
@@ -565,10 +556,9 @@ impl MeshPlan {
                 }
                 // Every index checked without a branch each (the run is almost always
                 // good), then the first bad one found.
-                let good = |j: f32| (0.0..=65535.0).contains(&j) & ((j as u32) as f32 == j);
-                let all_good = run.iter().fold(true, |all, &j| all & good(j));
-                if let Some((i, &value)) = (!all_good)
-                    .then(|| run.iter().enumerate().find(|&(_, &j)| !good(j)))
+                let all_fit = run.iter().fold(true, |all, &j| all & joint_fits(j));
+                if let Some((i, &value)) = (!all_fit)
+                    .then(|| run.iter().enumerate().find(|&(_, &j)| !joint_fits(j)))
                     .flatten()
                 {
                     let why = WriteError::BlendIndex {
@@ -606,7 +596,7 @@ impl MeshPlan {
                 file.put(&section.bytes)?;
                 continue;
             };
-            let attribute = ATTRIBUTES[stream];
+            let attribute = PLANNED_STREAMS[stream].attribute();
             let width = attribute.width();
             // The stream's runs: (part, first vertex, vertices).
             let runs: Vec<(usize, usize, usize)> = (self.counts.iter().enumerate())
@@ -616,17 +606,28 @@ impl MeshPlan {
                         .map(move |start| (part, start, RUN.min(count - start)))
                 })
                 .collect();
+            // A run's floats, every one written by the source (one that hands over fewer
+            // vertices than the plan counts is an error, not stale floats in the file).
             let build = |source: &S, (part, start, n), buf: &mut [f32]| {
-                let run = &mut buf[..n * width];
-                run.fill(0.0);
-                source.fill(part, start, attribute, run);
+                let got = source.fill(part, start, attribute, &mut buf[..n * width]);
+                if got == n {
+                    return Ok(());
+                }
+                let count = self.counts[part];
+                Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    alloc::format!(
+                        "mesh {part}: {} of its {count} vertices handed over",
+                        start + got
+                    ),
+                ))
             };
             if let Some(&first) = runs.first() {
-                build(&*source, first, &mut ready);
+                build(&*source, first, &mut ready)?;
             }
             // After the last stream, each part is released once its last run is out (a part
             // without vertices with the run after it).
-            let last_stream = stream + 1 == ATTRIBUTES.len();
+            let last_stream = stream + 1 == PLANNED_STREAMS.len();
             let mut released = 0;
             for (r, &(part, start, n)) in runs.iter().enumerate() {
                 let shared: &S = &*source;
@@ -636,16 +637,17 @@ impl MeshPlan {
                     // thread (waking one costs more than building a small run: the corpus's
                     // small files, a run or two per part, took 1.2 times as long).
                     Some(&after) if after.2 >= BESIDE => {
-                        let (_, written) = join(
+                        let (built, written) = join(
                             || build(shared, after, &mut next),
                             || file.put_run(attribute, (part, start), current),
                         );
                         written?;
+                        built?;
                     }
                     next_run => {
                         file.put_run(attribute, (part, start), current)?;
                         if let Some(&after) = next_run {
-                            build(shared, after, &mut next);
+                            build(shared, after, &mut next)?;
                         }
                     }
                 }
@@ -1164,13 +1166,20 @@ fn first_bad_blend_index(vertices: &[Vertex]) -> Option<(usize, f32)> {
             vertex
                 .blend_indices
                 .iter()
-                .find(|&&j| !((0.0..=65535.0).contains(&j) && (j as u32) as f32 == j))
+                .find(|&&j| !joint_fits(j))
                 .map(|&j| (v, j))
         });
     }
     let (a, b) = vertices.split_at(vertices.len() / 2);
     let (first, second) = join(|| first_bad_blend_index(a), || first_bad_blend_index(b));
     first.or(second.map(|(v, j)| (v + a.len(), j)))
+}
+
+/// Whether blend index `j` is one the joints' `u16` stream holds: in 0..=65535 and whole
+/// (within that range truncation is exact just for whole numbers). Without a branch, so a
+/// loop over many of them vectorises.
+fn joint_fits(j: f32) -> bool {
+    (0.0..=65535.0).contains(&j) & ((j as u32) as f32 == j)
 }
 
 /// `rayon::join` with the `parallel` feature, the two calls in turn without it.
@@ -1194,6 +1203,21 @@ enum Stream {
     Uv,
     Joints,
     Weights,
+}
+
+impl Stream {
+    /// The vertex field the stream holds.
+    #[cfg(feature = "std")]
+    fn attribute(self) -> Attribute {
+        match self {
+            Stream::Position => Attribute::Position,
+            Stream::Normal => Attribute::Normal,
+            Stream::Tangent => Attribute::Tangent,
+            Stream::Uv => Attribute::Uv,
+            Stream::Joints => Attribute::BlendIndices,
+            Stream::Weights => Attribute::BlendWeights,
+        }
+    }
 }
 
 /// How [`encode_mesh`] encodes the vertex streams: `f32` without bounds, quantised against
