@@ -193,6 +193,9 @@ fn collect(
     }
     out.face_sizes.reserve(nf);
     let mut prim = 0u8;
+    // The members' shared positions, numbered one after the other: kept when every member
+    // has them (one transform per member keeps a point's vertices equal).
+    let mut shared = Some(kiln_scene::SharedPositions::default());
 
     for (node, mi) in members {
         let src = &scene.meshes[mi];
@@ -232,6 +235,15 @@ fn collect(
         for (dst, ch) in out.color_channels.iter_mut().zip(&src.color_channels) {
             dst.extend_from_slice(ch);
         }
+        shared = shared
+            .zip(src.shared_positions.as_ref())
+            .map(|(mut all, one)| {
+                let first = all.points;
+                all.of_vertex
+                    .extend(one.of_vertex.iter().map(|&p| p + first));
+                all.points += one.points;
+                all
+            });
         out.face_sizes.extend_from_slice(&src.face_sizes);
         out.indices.extend(src.indices.iter().map(|&i| i + base));
         for &n in &src.face_sizes {
@@ -244,6 +256,7 @@ fn collect(
         }
     }
     out.primitive_types = PrimitiveTypes(prim);
+    out.shared_positions = shared;
     out
 }
 
@@ -304,6 +317,30 @@ mod tests {
         assert_eq!(s.nodes[1].name, "b");
         assert_eq!(s.nodes[2].meshes, [1]);
         s.validate().unwrap();
+    }
+
+    #[test]
+    fn shared_positions_are_numbered_one_member_after_another() {
+        let shared = |of_vertex: Vec<u32>, points: u32| {
+            Some(kiln_scene::SharedPositions { of_vertex, points })
+        };
+        let mut s = Scene::with_root("root");
+        s.materials = vec![Material::default()];
+        s.meshes = vec![tri(0, "a"), tri(0, "b")];
+        s.meshes[0].shared_positions = shared(vec![0, 1, 0], 2);
+        s.meshes[1].shared_positions = shared(vec![2, 1, 0], 3);
+        s.nodes[0].meshes = vec![0, 1, 0];
+        let mut without = s.clone();
+        pre_transform_vertices(&mut s).unwrap();
+        assert_eq!(
+            s.meshes[0].shared_positions,
+            shared(vec![0, 1, 0, 4, 3, 2, 5, 6, 5], 7)
+        );
+        s.validate().unwrap();
+        // One member without them: the merged mesh has none.
+        without.meshes[1].shared_positions = None;
+        pre_transform_vertices(&mut without).unwrap();
+        assert_eq!(without.meshes[0].shared_positions, None);
     }
 
     #[test]

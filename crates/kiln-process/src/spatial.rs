@@ -178,6 +178,55 @@ impl PositionGrid {
     }
 }
 
+impl PositionGrid {
+    /// Whether some point other than `a` lies closer than the radius to point `a`; `false`
+    /// for a non-finite `a`, which finds nothing.
+    pub(crate) fn has_neighbour(&self, points: &[Vec3], a: usize) -> bool {
+        let mut near = false;
+        self.each_cell_near(a, |ids| {
+            near = near
+                || ids.iter().any(|&id| {
+                    let d = points[id as usize] - points[a];
+                    id as usize != a && dot(d, d) < self.r2
+                });
+        });
+        near
+    }
+
+    /// Calls `f` with the ids of each occupied cell [`PositionGrid::find`] looks in for point
+    /// `a`, in its order (each cell's ids ascending), before the distance test: what a caller
+    /// needs to reproduce `find`'s order over groups of points.
+    pub(crate) fn each_cell_near(&self, a: usize, mut f: impl FnMut(&[u32])) {
+        let Some(&cell) = self.cell_of.get(a) else {
+            return;
+        };
+        if cell == u32::MAX {
+            return;
+        }
+        let (first, last) = (
+            self.range_start[cell as usize] as usize,
+            self.range_start[cell as usize + 1] as usize,
+        );
+        for &(start, end) in &self.ranges[first..last] {
+            let mut ids = &self.ids[start as usize..end as usize];
+            while let Some(&head) = ids.first() {
+                let c = self.cell_of[head as usize];
+                let n = ids
+                    .iter()
+                    .position(|&id| self.cell_of[id as usize] != c)
+                    .unwrap_or(ids.len());
+                f(&ids[..n]);
+                ids = &ids[n..];
+            }
+        }
+    }
+
+    /// The squared radius the grid was built for.
+    pub(crate) fn radius_squared(&self) -> f32 {
+        self.r2
+    }
+}
+
 /// Sorts `keys` — each a cell in the `cell_bits` above the low `id_bits`, the ids ascending as
 /// given — by (cell, id): a stable least-significant-digit radix sort of the cell bits, 11 at
 /// a time (two to four passes for real meshes, where a comparison sort of 188k keys takes
@@ -421,6 +470,26 @@ mod tests {
                     out,
                     in_scan_order(&pts, p, radius),
                     "radius {radius} at {p:?}"
+                );
+                // The cells `find` reads, in its order, give its answer once filtered; each
+                // cell's ids ascending and from one cell.
+                let mut by_cell = Vec::new();
+                grid.each_cell_near(a, |ids| {
+                    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+                    let cells: Vec<[i64; 3]> = ids
+                        .iter()
+                        .map(|&id| key(pts[id as usize], 1.0 / (f64::from(radius) * 1.001)))
+                        .collect();
+                    assert!(cells.windows(2).all(|w| w[0] == w[1]));
+                    by_cell.extend(ids.iter().copied().filter(|&id| {
+                        let d = pts[id as usize] - p;
+                        dot(d, d) < grid.radius_squared()
+                    }));
+                });
+                assert_eq!(by_cell, out, "radius {radius} at {p:?}");
+                assert_eq!(
+                    grid.has_neighbour(&pts, a),
+                    out.iter().any(|&id| id as usize != a)
                 );
                 out.sort_unstable();
                 let mut brute: Vec<u32> = (0..pts.len() as u32)

@@ -62,46 +62,143 @@ fn calc_mesh_tangents(mesh: &mut Mesh) -> Option<String> {
     {
         return None;
     }
-    let nv = mesh.positions.len();
-    let pos = &mesh.positions;
-    let nor = &mesh.normals;
-    // Step 1 and the neighbour grid read different arrays: built side by side.
-    let ((mut tang, mut bitang, mut done), (eps, grid)) = crate::join(
-        || corner_frames(mesh),
-        || {
-            let eps = position_epsilon(pos);
-            let grid = (eps.is_finite() && eps > 0.0)
-                .then(|| PositionGrid::new(pos, eps))
-                .flatten();
-            (eps, grid)
-        },
-    );
+    // Step 1 and the neighbour search's grid read different arrays: built side by side.
+    let ((tang, bitang, done), (eps, search)) =
+        crate::join(|| corner_frames(mesh), || Search::new(mesh));
     let warning = if !eps.is_finite() {
         Some(format!(
             "position epsilon is {eps} (non-finite coordinates); tangents are not smoothed"
         ))
-    } else if eps > 0.0 && grid.is_none() {
+    } else if eps > 0.0 && matches!(search, Search::Vertices(None)) {
         Some(format!(
             "position epsilon {eps} is too small for the coordinates' range; tangents are not smoothed"
         ))
     } else {
         None
     };
+    let mut frames = Frames {
+        base: 0,
+        tang,
+        bitang,
+        done,
+    };
+    match &search {
+        Search::Points(points) => points.smooth(&mesh.normals, &mut frames),
+        Search::Vertices(grid) => smooth_by_vertex(
+            &mesh.positions,
+            &mesh.normals,
+            grid.as_ref(),
+            eps,
+            &mut frames,
+        ),
+    }
+    mesh.tangents = frames.tang;
+    mesh.bitangents = frames.bitang;
+    warning
+}
 
-    let angle_epsilon = 0.9999f32;
+/// How step 2 finds the vertices near each vertex.
+enum Search<'m> {
+    /// Through the importer's points ([`kiln_scene::SharedPositions`]), checked.
+    Points(PointGrid<'m>),
+    /// A grid over every vertex; `None` when the epsilon is not finite and positive or too
+    /// small for the coordinates' range (nothing is smoothed).
+    Vertices(Option<PositionGrid>),
+}
+
+impl<'m> Search<'m> {
+    /// The position epsilon and the search for `mesh`: over its points when it has shared
+    /// positions that hold, else over its vertices.
+    fn new(mesh: &'m Mesh) -> (f32, Search<'m>) {
+        let pos = &mesh.positions;
+        let eps = position_epsilon(pos);
+        if !(eps.is_finite() && eps > 0.0) {
+            return (eps, Search::Vertices(None));
+        }
+        if let Some(points) = mesh
+            .shared_positions
+            .as_ref()
+            .and_then(|shared| PointGrid::new(pos, shared, eps))
+        {
+            return (eps, Search::Points(points));
+        }
+        (eps, Search::Vertices(PositionGrid::new(pos, eps)))
+    }
+}
+
+/// Assimp's thresholds for step 2: the normals' dot product and the tangents' and
+/// bitangents'.
+fn thresholds() -> (f32, f32) {
     // AI_DEG_TO_RAD(45.f), spelled as Assimp spells it.
     #[allow(clippy::excessive_precision)]
     let limit = (45.0f32 * 0.017_453_292_5f32).cos();
-    let mut found: Vec<u32> = Vec::new();
-    let mut close: Vec<u32> = Vec::new();
-    for a in 0..nv {
-        if done[a] {
-            continue;
-        }
-        let (orig_n, orig_t, orig_b) = (nor[a], tang[a], bitang[a]);
+    (0.9999, limit)
+}
+
+/// Step 1's frames of the vertices from `base` on, and which of them are done: the whole
+/// mesh's, or one run's of them when runs are smoothed side by side.
+struct Frames<T, B> {
+    base: usize,
+    tang: T,
+    bitang: T,
+    done: B,
+}
+
+impl<T: AsMut<[Vec3]> + AsRef<[Vec3]>, B: AsMut<[bool]> + AsRef<[bool]>> Frames<T, B> {
+    /// Step 2 for vertex `a` (not done), given the vertices closer than the epsilon in the
+    /// order the vertex grid finds them (`a` among them unless the radius finds nothing):
+    /// the group is `a`, then each of `found` not done and agreeing with `a`'s normal,
+    /// tangent and bitangent, which are marked done; the group's sums, normalised, are
+    /// written to all of them. Every vertex named lies in this run.
+    fn smooth_vertex(&mut self, nor: &[Vec3], a: usize, found: &[u32], close: &mut Vec<u32>) {
+        let (angle_epsilon, limit) = thresholds();
+        let b = self.base;
+        let (tang, bitang, done) = (self.tang.as_mut(), self.bitang.as_mut(), self.done.as_mut());
+        let (orig_n, orig_t, orig_b) = (nor[a], tang[a - b], bitang[a - b]);
         close.clear();
         close.push(a as u32);
-        match &grid {
+        for &idx in found {
+            let i = idx as usize;
+            if done[i - b]
+                || dot(nor[i], orig_n) < angle_epsilon
+                || dot(tang[i - b], orig_t) < limit
+                || dot(bitang[i - b], orig_b) < limit
+            {
+                continue;
+            }
+            close.push(idx);
+            done[i - b] = true;
+        }
+        let mut st = Vec3::ZERO;
+        let mut sb = Vec3::ZERO;
+        for &c in close.iter() {
+            st += tang[c as usize - b];
+            sb += bitang[c as usize - b];
+        }
+        let st = normalize(st);
+        let sb = normalize(sb);
+        for &c in close.iter() {
+            tang[c as usize - b] = st;
+            bitang[c as usize - b] = sb;
+        }
+    }
+}
+
+/// Step 2 over a grid of every vertex, in vertex order.
+fn smooth_by_vertex(
+    pos: &[Vec3],
+    nor: &[Vec3],
+    grid: Option<&PositionGrid>,
+    eps: f32,
+    frames: &mut Frames<Vec<Vec3>, Vec<bool>>,
+) {
+    let mut found: Vec<u32> = Vec::new();
+    let mut close: Vec<u32> = Vec::new();
+    for a in 0..pos.len() {
+        if frames.done[a] {
+            continue;
+        }
+        match grid {
             Some(g) => g.find(pos, a, &mut found),
             None => {
                 found.clear();
@@ -111,34 +208,232 @@ fn calc_mesh_tangents(mesh: &mut Mesh) -> Option<String> {
                 }
             }
         }
-        for &idx in &found {
-            let i = idx as usize;
-            if done[i]
-                || dot(nor[i], orig_n) < angle_epsilon
-                || dot(tang[i], orig_t) < limit
-                || dot(bitang[i], orig_b) < limit
-            {
+        frames.smooth_vertex(nor, a, &found, &mut close);
+    }
+}
+
+/// Step 2's neighbour search over the importer's points instead of the vertices: a grid of
+/// the points (a fifth as many as the vertices in a typical export, each repeated by four to
+/// six corners), and each point's vertices.
+///
+/// It gives exactly what the vertex grid gives, because the vertices of a point have one
+/// position, bit for bit ([`PointGrid::new`] checks), so two vertices are within the radius
+/// exactly when their points are, and the vertex grid's order — by cell, then by vertex id —
+/// is each cell's points' vertices merged by id. Step 2 touches only the vertices within the
+/// radius of the one it is at; so a point with no other point within the radius (nearly all
+/// of them) is smoothed on its own, its vertices in order, by whichever thread holds it, and
+/// the rest, in vertex order, after: the results are those of one pass in vertex order.
+struct PointGrid<'m> {
+    /// The point (numbered in order of first use) of each of the importer's points.
+    number: Vec<u32>,
+    /// The importer's point of each vertex.
+    of_vertex: &'m [u32],
+    /// Point `k`'s vertices, ascending, are `verts[start[k]..start[k + 1]]`.
+    start: Vec<u32>,
+    verts: Vec<u32>,
+    /// Each point's position.
+    pos: Vec<Vec3>,
+    grid: PositionGrid,
+}
+
+impl<'m> PointGrid<'m> {
+    /// `None` when two vertices of one point differ in position (then the hint is wrong and
+    /// the vertex grid is used) or the grid cannot be built.
+    fn new(positions: &[Vec3], shared: &'m kiln_scene::SharedPositions, eps: f32) -> Option<Self> {
+        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+        let mut number = vec![u32::MAX; shared.points as usize];
+        let mut count: Vec<u32> = Vec::new();
+        let mut pos: Vec<Vec3> = Vec::new();
+        for (&raw, &p) in shared.of_vertex.iter().zip(positions) {
+            let k = number.get_mut(raw as usize)?;
+            if *k == u32::MAX {
+                *k = count.len() as u32;
+                count.push(1);
+                pos.push(p);
+            } else {
+                if bits(pos[*k as usize]) != bits(p) {
+                    return None;
+                }
+                count[*k as usize] += 1;
+            }
+        }
+        let mut start = Vec::with_capacity(count.len() + 1);
+        let mut sum = 0u32;
+        for &n in &count {
+            start.push(sum);
+            sum += n;
+        }
+        start.push(sum);
+        // `count` becomes each point's next free slot.
+        let points = count.len();
+        count.copy_from_slice(&start[..points]);
+        let mut verts = vec![0u32; positions.len()];
+        for (v, &raw) in shared.of_vertex.iter().enumerate() {
+            let slot = &mut count[number[raw as usize] as usize];
+            verts[*slot as usize] = v as u32;
+            *slot += 1;
+        }
+        let grid = PositionGrid::new(&pos, eps)?;
+        Some(PointGrid {
+            number,
+            of_vertex: &shared.of_vertex,
+            start,
+            verts,
+            pos,
+            grid,
+        })
+    }
+
+    fn vertices(&self, k: usize) -> &[u32] {
+        &self.verts[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+
+    /// Step 2 for the whole mesh: the vertex runs' lone points side by side, then the rest.
+    fn smooth(&self, nor: &[Vec3], frames: &mut Frames<Vec<Vec3>, Vec<bool>>) {
+        let nv = frames.tang.len();
+        let runs = crate::runs_for(nv);
+        let run = nv.div_ceil(runs).max(1);
+        let first = |k: usize| self.verts[self.start[k] as usize] as usize;
+        let smooth_run =
+            |base: usize, tang: &mut [Vec3], bitang: &mut [Vec3], done: &mut [bool]| {
+                let end = base + tang.len();
+                let mut run = Frames {
+                    base,
+                    tang,
+                    bitang,
+                    done,
+                };
+                // Points are numbered in order of first use: this run's start at `k0`.
+                let points = self.pos.len();
+                let k0 = partition_point(points, |k| first(k) < base);
+                let k1 = partition_point(points, |k| first(k) < end);
+                let mut close = Vec::new();
+                let mut later = Vec::new();
+                for k in k0..k1 {
+                    let vs = self.vertices(k);
+                    if vs.last().is_some_and(|&l| l as usize >= end)
+                        || self.grid.has_neighbour(&self.pos, k)
+                    {
+                        later.push(k as u32);
+                        continue;
+                    }
+                    self.smooth_point(nor, &mut run, k, &mut close);
+                }
+                later
+            };
+        let later: Vec<u32> = split_runs(run, frames, smooth_run).concat();
+        // The points that are not alone in their run: the lone ones (their vertices in two
+        // runs) each on its own, the others vertex by vertex in vertex order.
+        let mut close = Vec::new();
+        let mut shared = Vec::new();
+        for &k in &later {
+            if self.grid.has_neighbour(&self.pos, k as usize) {
+                shared.extend_from_slice(self.vertices(k as usize));
+            } else {
+                self.smooth_point(nor, frames, k as usize, &mut close);
+            }
+        }
+        shared.sort_unstable();
+        let mut found = Vec::new();
+        for &a in &shared {
+            let a = a as usize;
+            if frames.done[a] {
                 continue;
             }
-            close.push(idx);
-            done[i] = true;
-        }
-        let mut st = Vec3::ZERO;
-        let mut sb = Vec3::ZERO;
-        for &c in &close {
-            st += tang[c as usize];
-            sb += bitang[c as usize];
-        }
-        let st = normalize(st);
-        let sb = normalize(sb);
-        for &c in &close {
-            tang[c as usize] = st;
-            bitang[c as usize] = sb;
+            self.find(a, &mut found);
+            frames.smooth_vertex(nor, a, &found, &mut close);
         }
     }
-    mesh.tangents = tang;
-    mesh.bitangents = bitang;
-    warning
+
+    /// Step 2 for the vertices of lone point `k`, in order: each finds the point's vertices
+    /// (or nothing, when the point is not finite or the radius finds nothing).
+    fn smooth_point<T: AsMut<[Vec3]> + AsRef<[Vec3]>, B: AsMut<[bool]> + AsRef<[bool]>>(
+        &self,
+        nor: &[Vec3],
+        frames: &mut Frames<T, B>,
+        k: usize,
+        close: &mut Vec<u32>,
+    ) {
+        let vs = self.vertices(k);
+        let found = if self.pos[k].is_finite() && 0.0 < self.grid.radius_squared() {
+            vs
+        } else {
+            &[]
+        };
+        for &a in vs {
+            if !frames.done.as_ref()[a as usize - frames.base] {
+                frames.smooth_vertex(nor, a as usize, found, close);
+            }
+        }
+    }
+
+    /// What the vertex grid's `find` gives for vertex `a`: the vertices of the points within
+    /// the radius of `a`'s, cell by cell in the grid's order, each cell's merged by id.
+    fn find(&self, a: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let k = self.number[self.of_vertex[a] as usize] as usize;
+        let p = self.pos[k];
+        let r2 = self.grid.radius_squared();
+        self.grid.each_cell_near(k, |ids| {
+            let before = out.len();
+            let mut points = 0;
+            for &j in ids {
+                let d = self.pos[j as usize] - p;
+                if dot(d, d) < r2 {
+                    out.extend_from_slice(self.vertices(j as usize));
+                    points += 1;
+                }
+            }
+            if points > 1 {
+                out[before..].sort_unstable();
+            }
+        });
+    }
+}
+
+/// The first `k` in `0..n` for which `pred` is false (`pred` true then false along `0..n`).
+fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// `f(base, tang, bitang, done)` for each run of `run` vertices of `frames`, on rayon's pool
+/// with the `parallel` feature; the results in run order.
+fn split_runs<R: Send>(
+    run: usize,
+    frames: &mut Frames<Vec<Vec3>, Vec<bool>>,
+    f: impl Fn(usize, &mut [Vec3], &mut [Vec3], &mut [bool]) -> R + Sync + Send,
+) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if frames.tang.len() > run {
+            return frames
+                .tang
+                .par_chunks_mut(run)
+                .zip(frames.bitang.par_chunks_mut(run))
+                .zip(frames.done.par_chunks_mut(run))
+                .enumerate()
+                .map(|(i, ((t, b), d))| f(i * run, t, b, d))
+                .collect();
+        }
+    }
+    frames
+        .tang
+        .chunks_mut(run)
+        .zip(frames.bitang.chunks_mut(run))
+        .zip(frames.done.chunks_mut(run))
+        .enumerate()
+        .map(|(i, ((t, b), d))| f(i * run, t, b, d))
+        .collect()
 }
 
 /// Step 1: each vertex's tangent and bitangent from the faces it is a corner of (the last
@@ -576,6 +871,198 @@ mod tests {
                     .zip(y.to_array())
                     .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
             })
+    }
+
+    /// Tangents of `mesh` with its shared positions and without: the two must be the same
+    /// bits (NaNs aside), and so must the warnings.
+    fn check_points_as_vertices(mesh: Mesh) -> Result<(), String> {
+        let mut with = Scene::with_root("r");
+        with.meshes.push(mesh);
+        let mut without = with.clone();
+        without.meshes[0].shared_positions = None;
+        calc_tangent_space(&mut with).map_err(|e| e.to_string())?;
+        calc_tangent_space(&mut without).map_err(|e| e.to_string())?;
+        let (a, b) = (&with.meshes[0], &without.meshes[0]);
+        if !same_bits(&a.tangents, &b.tangents) || !same_bits(&a.bitangents, &b.bitangents) {
+            return Err(format!(
+                "tangents {:?} vs {:?}\nbitangents {:?} vs {:?}",
+                a.tangents, b.tangents, a.bitangents, b.bitangents
+            ));
+        }
+        if with.warnings != without.warnings {
+            return Err(format!("{:?} vs {:?}", with.warnings, without.warnings));
+        }
+        Ok(())
+    }
+
+    /// A mesh whose vertex `v` is at point `of_vertex[v]`, with normals from a few directions
+    /// (so some groups agree and some do not) and UVs from `uv`.
+    fn mesh_of_points(
+        points: &[Vec3],
+        of_vertex: &[u32],
+        normal: impl Fn(usize) -> Vec3,
+        uv: impl Fn(usize) -> Vec3,
+        faces: &[Vec<u32>],
+    ) -> Mesh {
+        let mut m = Mesh {
+            positions: of_vertex.iter().map(|&p| points[p as usize]).collect(),
+            normals: (0..of_vertex.len()).map(normal).collect(),
+            uv_channels: vec![UvChannel {
+                components: 2,
+                coords: (0..of_vertex.len()).map(uv).collect(),
+                name: String::new(),
+            }],
+            shared_positions: Some(kiln_scene::SharedPositions {
+                of_vertex: of_vertex.to_vec(),
+                points: points.len() as u32,
+            }),
+            ..Mesh::default()
+        };
+        for f in faces {
+            m.push_face(f);
+        }
+        m.update_primitive_types();
+        m
+    }
+
+    /// A grid of quads over `n × n` points, a vertex per corner (as an importer makes them),
+    /// with a point moved by a third of the epsilon beside every 97th, a NaN point, and hard
+    /// edges every seventh row: big enough that each of 4 threads smooths a run of its own.
+    fn big_grid(n: usize) -> Mesh {
+        let mut points: Vec<Vec3> = (0..n * n)
+            .map(|i| Vec3::new((i % n) as f32, (i / n) as f32, ((i % 13) as f32).sin()))
+            .collect();
+        let eps = (2.0f32 * (n as f32 - 1.0).powi(2) + 4.0).sqrt() * 1e-4;
+        for i in (0..n * n).step_by(97) {
+            points.push(points[i] + Vec3::new(eps / 3.0, 0.0, 0.0));
+        }
+        points.push(Vec3::NAN);
+        let extra = n * n;
+        let mut of_vertex = Vec::new();
+        let mut faces = Vec::new();
+        for y in 0..n - 1 {
+            for x in 0..n - 1 {
+                let corners = [
+                    y * n + x,
+                    y * n + x + 1,
+                    (y + 1) * n + x + 1,
+                    (y + 1) * n + x,
+                ];
+                let first = of_vertex.len() as u32;
+                for (c, &p) in corners.iter().enumerate() {
+                    // Some corners take the moved point beside theirs, one the NaN point.
+                    let p = if p % 97 == 0 && (x + c) % 2 == 0 {
+                        extra + p / 97
+                    } else if (x, y, c) == (5, 5, 0) {
+                        points.len() - 1
+                    } else {
+                        p
+                    };
+                    of_vertex.push(p as u32);
+                }
+                faces.push((first..first + 4).collect());
+            }
+        }
+        let nv = of_vertex.len();
+        let row = |v: usize| v / (4 * (n - 1));
+        mesh_of_points(
+            &points,
+            &of_vertex,
+            |v| {
+                if row(v) % 7 == 3 {
+                    Vec3::new(0.0, 0.6, 0.8)
+                } else {
+                    Vec3::Z
+                }
+            },
+            |v| {
+                let p = points[of_vertex[v % nv] as usize];
+                Vec3::new(p.x * 0.1 + (row(v) % 5) as f32 * 0.01, p.y * 0.1, 0.0)
+            },
+            &faces,
+        )
+    }
+
+    #[test]
+    fn smoothing_by_point_equals_smoothing_by_vertex_on_a_big_grid() {
+        // 183 × 183 points: 132k vertices, 4 runs of 33k on 4 threads (points whose corners
+        // fall in two runs, near points and the NaN point left for after the runs).
+        let mesh = big_grid(183);
+        assert!(mesh.positions.len() >= 4 * 32_768);
+        #[cfg(feature = "parallel")]
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap()
+            .install(|| check_points_as_vertices(mesh.clone()))
+            .unwrap();
+        check_points_as_vertices(mesh).unwrap();
+    }
+
+    #[test]
+    fn a_wrong_hint_is_not_used() {
+        // Vertices 0 and 3 are said to share a point but lie apart: the vertex grid decides.
+        let mut m = mesh_of_points(
+            &[Vec3::ZERO, Vec3::X, Vec3::Y],
+            &[0, 1, 2, 0, 1, 2],
+            |_| Vec3::Z,
+            |v| Vec3::new((v % 3) as f32, (v / 3) as f32, 0.0),
+            &[vec![0, 1, 2], vec![3, 4, 5]],
+        );
+        m.positions[3] = Vec3::new(0.5, 0.5, 0.0);
+        check_points_as_vertices(m.clone()).unwrap();
+        // And -0.0 against 0.0 is not the same bits either.
+        m.positions[3] = Vec3::new(-0.0, 0.0, 0.0);
+        check_points_as_vertices(m).unwrap();
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Smoothing through the importer's points equals smoothing through a grid of every
+        /// vertex: points on a lattice, some moved within the epsilon of another (near
+        /// points, smoothed vertex by vertex) or beyond it, NaN and infinite ones; vertices
+        /// naming points at random, faces of 1 to 5 corners, normals from a few directions.
+        #[test]
+        fn smoothing_by_point_equals_smoothing_by_vertex(
+            points in proptest::collection::vec(
+                (0u8..3, 0u8..3, 0u8..3, proptest::prop_oneof![
+                    6 => proptest::prelude::Just(0.0f32),
+                    2 => proptest::prelude::Just(1e-5f32),
+                    1 => proptest::prelude::Just(0.3f32),
+                    1 => proptest::prelude::Just(f32::NAN),
+                    1 => proptest::prelude::Just(f32::INFINITY),
+                ]),
+                1..12,
+            ),
+            vertices in proptest::collection::vec((0usize..12, 0u8..3, 0u8..4), 1..48),
+            faces in proptest::collection::vec(
+                proptest::collection::vec(0usize..48, 1..=5),
+                1..40,
+            ),
+        ) {
+            // No more points than vertices (the hint's rule).
+            let points: Vec<Vec3> = points[..points.len().min(vertices.len())]
+                .iter()
+                .map(|&(x, y, z, d)| Vec3::new(f32::from(x) + d, f32::from(y), f32::from(z)))
+                .collect();
+            let of_vertex: Vec<u32> = vertices.iter().map(|v| (v.0 % points.len()) as u32).collect();
+            let directions = [Vec3::Z, Vec3::new(0.0, 0.01, 1.0).normalize(), Vec3::X];
+            let faces: Vec<Vec<u32>> = faces
+                .iter()
+                .map(|f| f.iter().map(|&i| (i % vertices.len()) as u32).collect())
+                .collect();
+            let m = mesh_of_points(
+                &points,
+                &of_vertex,
+                |v| directions[usize::from(vertices[v].1)],
+                |v| {
+                    let (k, u) = (vertices[v].0 as f32, f32::from(vertices[v].2));
+                    Vec3::new(k * 0.25 + u * 0.5, k * 0.5 - u * 0.25, 0.0)
+                },
+                &faces,
+            );
+            proptest::prop_assert_eq!(check_points_as_vertices(m), Ok(()));
+        }
     }
 
     proptest::proptest! {

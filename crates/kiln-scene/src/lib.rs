@@ -30,7 +30,8 @@
 //!   `u32::MAX`); tangents and bitangents come together; at most 8 UV and 8 colour channels;
 //! - `face_sizes` sums to `indices.len()`, every index and bone weight's vertex is below
 //!   `positions.len()`; a [`PointSkin`] names one point (or none) per vertex, its starts
-//!   partition its weights and its weights' bones are the mesh's;
+//!   partition its weights and its weights' bones are the mesh's; [`SharedPositions`] name
+//!   one point per vertex, below their count, which is at most the vertex count;
 //! - morph targets as [`MorphTarget`] says (shapes by increasing full weight, sparse vertices
 //!   ascending and in range, offsets finite); every animation's morph channel names a mesh's
 //!   target and has sorted, finite keys.
@@ -190,6 +191,9 @@ pub struct Mesh {
     /// then empty), when the importer was asked for that form (`kiln-fbx-scene`'s
     /// `ImportOptions::point_skin`, which `kiln convert` uses); `None` otherwise.
     pub point_skin: Option<PointSkin>,
+    /// Which vertices the importer made from one stored position (see [`SharedPositions`]),
+    /// when it knows; `None` otherwise.
+    pub shared_positions: Option<SharedPositions>,
     /// Morph targets (FBX blend shape channels), in the file's order.
     pub morph_targets: Vec<MorphTarget>,
 }
@@ -282,6 +286,22 @@ pub struct PointSkin {
     pub vertex_points: Vec<u32>,
     /// The weights per control point, shared by every mesh made from the same geometry.
     pub weights: alloc::sync::Arc<PointWeights>,
+}
+
+/// Which vertices of a mesh an importer made from one stored position: an FBX control point,
+/// an OBJ `v` line. A mesh in Assimp's layout has a vertex per polygon corner, so a position
+/// is typically repeated by four to six vertices; knowing the groups lets a step that looks
+/// for coincident vertices (tangent smoothing) search among the points instead of among all
+/// the vertices. It is a hint for speed only: a step that uses it checks that the vertices of
+/// each point do have the same position, bit for bit, and ignores the hint where they do not,
+/// so a wrong hint cannot change a result.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SharedPositions {
+    /// The point of each vertex (one per vertex), each below `points`.
+    pub of_vertex: Vec<u32>,
+    /// How many points there are: at most the vertex count (an importer numbers the points
+    /// a mesh uses from 0), so that a table per point is never larger than the mesh.
+    pub points: u32,
 }
 
 /// Skin weights grouped by control point (see [`PointSkin`]).

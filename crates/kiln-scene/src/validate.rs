@@ -130,6 +130,12 @@ pub enum MeshError {
         /// What is wrong.
         problem: &'static str,
     },
+    /// The shared positions ([`crate::SharedPositions`]) are not one point per vertex, name a
+    /// point past their count, or count more points than vertices.
+    SharedPositions {
+        /// What is wrong.
+        problem: &'static str,
+    },
     /// A morph target breaks the rules of [`crate::MorphTarget`] (the first such target).
     MorphTarget {
         /// Index of the target in `morph_targets`.
@@ -255,6 +261,7 @@ impl fmt::Display for MeshError {
                 write!(f, "bone {name} weights vertex {vertex}")
             }
             MeshError::PointSkin { problem } => write!(f, "per-point skin: {problem}"),
+            MeshError::SharedPositions { problem } => write!(f, "shared positions: {problem}"),
             MeshError::MorphTarget {
                 target,
                 name,
@@ -361,6 +368,11 @@ impl Mesh {
                 vertices,
             });
         }
+        if let Some(shared) = &self.shared_positions
+            && let Err(problem) = shared_positions(shared, vertices)
+        {
+            return Err(MeshError::SharedPositions { problem });
+        }
         Ok(())
     }
 
@@ -398,7 +410,20 @@ impl Mesh {
     }
 }
 
-/// The rules of [`crate::MorphTarget`] and [`crate::MorphShape`] for a mesh of `vertices`.
+/// The rules of [`crate::SharedPositions`] for a mesh of `vertices` vertices.
+fn shared_positions(shared: &crate::SharedPositions, vertices: usize) -> Result<(), &'static str> {
+    if shared.of_vertex.len() != vertices {
+        return Err("not one point per vertex");
+    }
+    if shared.points as usize > vertices {
+        return Err("more points than vertices");
+    }
+    if shared.of_vertex.iter().any(|&p| p >= shared.points) {
+        return Err("a vertex names a point past the count");
+    }
+    Ok(())
+}
+
 /// The rules of a [`crate::PointSkin`] for a mesh of `vertices` vertices and `bones` bones.
 fn point_skin(skin: &crate::PointSkin, vertices: usize, bones: usize) -> Result<(), &'static str> {
     let w = &skin.weights;
@@ -425,6 +450,7 @@ fn point_skin(skin: &crate::PointSkin, vertices: usize, bones: usize) -> Result<
     Ok(())
 }
 
+/// The rules of [`crate::MorphTarget`] and [`crate::MorphShape`] for a mesh of `vertices`.
 fn morph_target(t: &crate::MorphTarget, vertices: usize) -> Result<(), MorphProblem> {
     if t.shapes.is_empty() {
         return Err(MorphProblem::NoShapes);
@@ -886,6 +912,30 @@ mod tests {
     }
 
     #[test]
+    fn shared_positions_are_checked_against_their_mesh() {
+        let check = |of_vertex: Vec<u32>, points: u32| {
+            let mut m = triangle();
+            m.shared_positions = Some(crate::SharedPositions { of_vertex, points });
+            m.validate_geometry().map_err(|e| e.to_string())
+        };
+        assert_eq!(check(vec![0, 1, 0], 2), Ok(()));
+        // A point no vertex names is allowed.
+        assert_eq!(check(vec![0, 2, 0], 3), Ok(()));
+        assert_eq!(
+            check(vec![0, 1], 2).unwrap_err(),
+            "shared positions: not one point per vertex"
+        );
+        assert_eq!(
+            check(vec![0, 1, 2], 4).unwrap_err(),
+            "shared positions: more points than vertices"
+        );
+        assert_eq!(
+            check(vec![0, 2, 1], 2).unwrap_err(),
+            "shared positions: a vertex names a point past the count"
+        );
+    }
+
+    #[test]
     fn a_mesh_broken_in_every_way_reports_the_first_rule() {
         // Each step removes the finding reported before and checks the next one comes out.
         let mut m = triangle();
@@ -895,6 +945,10 @@ mod tests {
         m.color_channels = vec![vec![Vec4::ONE; 1]; 9];
         m.face_sizes.push(1);
         m.indices[0] = 9;
+        m.shared_positions = Some(crate::SharedPositions {
+            of_vertex: vec![0, 0, 1],
+            points: 1,
+        });
         m.bones.push(Bone {
             name: "b".into(),
             offset_matrix: crate::Mat4::IDENTITY,
@@ -924,6 +978,7 @@ mod tests {
                 MeshError::IndexOutOfRange { .. } => m.indices[0] = 0,
                 MeshError::BoneWeightOutOfRange { .. } => m.bones.clear(),
                 MeshError::PointSkin { .. } => m.point_skin = None,
+                MeshError::SharedPositions { .. } => m.shared_positions = None,
                 MeshError::MorphTarget { .. } => m.morph_targets.clear(),
                 MeshError::TooManyVertices { .. } => unreachable!(),
             }
@@ -939,6 +994,7 @@ mod tests {
                 "colour channel 0 has 1 colours for 3 vertices",
                 "face sizes sum to 4 but there are 3 indices",
                 "index 9 (at 0) past 3 vertices",
+                "shared positions: a vertex names a point past the count",
                 "bone b weights vertex 5",
                 "morph target 0 (smile): no shape",
             ]

@@ -392,6 +392,39 @@ fn point_of_vertices(geo: &MeshGeometry<'_>, pk: Option<&[u32]>) -> Vec<u32> {
     }
 }
 
+/// Which of a part's vertices share a control point ([`kiln_scene::SharedPositions`]; the
+/// corners `pk`, all corners when `None`): the points as the file numbers them, or, when the
+/// geometry has more points than the part has vertices (a part of a geometry split by
+/// material), renumbered from 0 in order of first use. `None` when a corner names no point
+/// (its vertex is placed at the origin, made from no point).
+fn shared_positions(
+    geo: &MeshGeometry<'_>,
+    pk: Option<&[u32]>,
+) -> Option<kiln_scene::SharedPositions> {
+    let mut of_vertex = point_of_vertices(geo, pk);
+    if of_vertex.contains(&u32::MAX) {
+        return None;
+    }
+    let mut points = geo.control_points;
+    if points > of_vertex.len() {
+        let mut number = vec![u32::MAX; points];
+        let mut next = 0u32;
+        for p in &mut of_vertex {
+            let n = &mut number[*p as usize];
+            if *n == u32::MAX {
+                *n = next;
+                next += 1;
+            }
+            *p = *n;
+        }
+        points = next as usize;
+    }
+    Some(kiln_scene::SharedPositions {
+        of_vertex,
+        points: u32::try_from(points).ok()?,
+    })
+}
+
 /// The vertex attributes and faces of one output mesh: the corners `picked` of the
 /// polygons with material `material` (all corners when `None`), one vertex per corner.
 fn mesh_attributes(geo: &MeshGeometry<'_>, material: Option<i32>, pk: Option<&[u32]>) -> Mesh {
@@ -476,10 +509,10 @@ fn mesh_attributes(geo: &MeshGeometry<'_>, material: Option<i32>, pk: Option<&[u
         (uvs, colors)
     };
     let (
-        (positions, (face_sizes, indices, bits)),
+        ((positions, shared_positions), (face_sizes, indices, bits)),
         ((normals, tangents, bitangents), (uv_channels, color_channels)),
     ) = par::join(
-        || par::join(positions, faces),
+        || par::join(|| (positions(), shared_positions(geo, pk)), faces),
         || par::join(normals, channels),
     );
     Mesh {
@@ -492,6 +525,7 @@ fn mesh_attributes(geo: &MeshGeometry<'_>, material: Option<i32>, pk: Option<&[u
         face_sizes,
         indices,
         primitive_types: PrimitiveTypes(bits),
+        shared_positions,
         ..Mesh::default()
     }
 }
