@@ -1175,11 +1175,14 @@ fn first_bad_blend_index(vertices: &[Vertex]) -> Option<(usize, f32)> {
     first.or(second.map(|(v, j)| (v + a.len(), j)))
 }
 
-/// Whether blend index `j` is one the joints' `u16` stream holds: in 0..=65535 and whole
-/// (within that range truncation is exact just for whole numbers). Without a branch, so a
-/// loop over many of them vectorises.
+/// Whether blend index `j` is one the joints' `u16` stream holds: in 0..=65535 and whole.
+/// Without a branch or a float-to-integer cast (Rust's saturating casts do not vectorise),
+/// so a loop over many of them vectorises: for `0 <= j < 2^23`, `j + 2^23` lies where floats
+/// are one apart, so the sum is `j` rounded to a whole number, and taking `2^23` back off is
+/// exact; the result is `j` just when `j` is whole.
 fn joint_fits(j: f32) -> bool {
-    (0.0..=65535.0).contains(&j) & ((j as u32) as f32 == j)
+    const SHIFT: f32 = 8_388_608.0;
+    (0.0..=65535.0).contains(&j) & ((j + SHIFT) - SHIFT == j)
 }
 
 /// `rayon::join` with the `parallel` feature, the two calls in turn without it.
@@ -1498,5 +1501,25 @@ impl FileBuilder {
         debug_assert_eq!(out.len(), end);
         debug_assert_eq!(super::checksum(&out), sum);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::joint_fits;
+
+    /// The cast-free test against the plain one (range, then truncation exact), over a
+    /// spread of every float's bit patterns and the values around each whole number.
+    #[test]
+    fn joint_fits_as_the_casting_test() {
+        let plain = |j: f32| (0.0..=65535.0).contains(&j) && (j as u32) as f32 == j;
+        let spread = (0..u32::MAX / 4099).map(|i| f32::from_bits(i * 4099));
+        let near = (0..70_000u32).flat_map(|w| {
+            let w = w as f32;
+            [w, w.next_up(), w.next_down(), w + 0.5, -w]
+        });
+        for j in spread.chain(near) {
+            assert_eq!(joint_fits(j), plain(j), "{j:e} ({:#x})", j.to_bits());
+        }
     }
 }
