@@ -248,13 +248,20 @@ fn raw_triangles(verts: &[Vec3], face_sizes: &[u32], corners: &[u32]) -> (Vec<u3
 
 /// The corner a quad is fanned from: the first whose angles to its neighbours, measured from the
 /// diagonal, sum to more than π (single precision, like Assimp), else 0.
+///
+/// Each corner's three directions are shared with its neighbours: corner `i`'s right edge is
+/// corner `i + 1`'s left edge reversed, and the diagonal from `i + 2` is the one from `i`
+/// reversed. `normalize(-v)` is `-normalize(v)` bit for bit (the same length, and negation is
+/// exact), so six normalisations give the twelve Assimp makes.
 fn quad_start(verts: &[Vec3], face: &[u32]) -> usize {
     let p = |k: usize| verts[face[k % 4] as usize];
+    // edge[i]: from corner i to corner i + 1; diag[i]: from corner i to corner i + 2.
+    let edge: [Vec3; 4] = core::array::from_fn(|i| normalize(p(i + 1) - p(i)));
+    let diag = [normalize(p(2) - p(0)), normalize(p(3) - p(1))];
     for i in 0..4 {
-        let v = p(i);
-        let left = normalize(p(i + 3) - v);
-        let diag = normalize(p(i + 2) - v);
-        let right = normalize(p(i + 1) - v);
+        let left = -edge[(i + 3) % 4];
+        let diag = if i < 2 { diag[i] } else { -diag[i - 2] };
+        let right = edge[i];
         let (dl, dr) = (dot(left, diag), dot(right, diag));
         // A faithfully rounded `acos` of a non-negative value is at most `FRAC_PI_2` (f32), and
         // twice that is `PI` exactly, so the sum cannot pass `PI`: the usual convex corner needs
