@@ -36,6 +36,8 @@ pub(crate) fn build(
 
     let mut points = 0usize;
     let mut lines = 0usize;
+    // Scratch for numbering each mesh's positions from 0 (see `shared_positions`).
+    let mut number = Vec::new();
     for obj in &model.objects {
         let mut node = Node::new(obj.name.clone());
         for &mid in &obj.meshes {
@@ -43,7 +45,7 @@ pub(crate) fn build(
             if m.faces.is_empty() {
                 continue;
             }
-            let (mesh, lost_normals, lost_uvs) = topology(model, m, file)?;
+            let (mesh, lost_normals, lost_uvs) = topology(model, m, file, &mut number)?;
             if mesh.face_count() == 0 {
                 continue;
             }
@@ -180,7 +182,12 @@ fn point_cloud(
 /// one face per vertex and lines one 2-index face per segment (the inner vertices of a line
 /// are duplicated, exactly like Assimp). Returns the mesh and whether normals / UVs were
 /// dropped because an index was out of range.
-fn topology(model: &Model, m: &ObjMesh, file: &str) -> Result<(Mesh, bool, bool), ObjError> {
+fn topology(
+    model: &Model,
+    m: &ObjMesh,
+    file: &str,
+    number: &mut Vec<u32>,
+) -> Result<(Mesh, bool, bool), ObjError> {
     let mut nverts = 0usize;
     let mut nfaces = 0usize;
     for f in &m.faces {
@@ -229,6 +236,8 @@ fn topology(model: &Model, m: &ObjMesh, file: &str) -> Result<(Mesh, bool, bool)
     };
     let mut face_sizes = Vec::with_capacity(nfaces);
     let mut indices: Vec<u32> = Vec::with_capacity(nverts);
+    // The `v` of each vertex.
+    let mut of_vertex = vec![0u32; nverts];
     let mut normals_ok = true;
     let mut uvs_ok = true;
 
@@ -278,6 +287,7 @@ fn topology(model: &Model, m: &ObjMesh, file: &str) -> Result<(Mesh, bool, bool)
                 });
             };
             positions[slot] = p;
+            of_vertex[slot] = vi;
             if normals_ok && want_normals && k < fnn.len() {
                 match model.normals.get(fnn[k] as usize) {
                     Some(&n) => normals[slot] = n,
@@ -303,6 +313,7 @@ fn topology(model: &Model, m: &ObjMesh, file: &str) -> Result<(Mesh, bool, bool)
                         // The inner vertex again, as the end of the previous segment (its
                         // colour stays zero, as in Assimp).
                         positions[slot + 1] = positions[slot];
+                        of_vertex[slot + 1] = vi;
                         if !fnn.is_empty() && want_normals {
                             normals[slot + 1] = normals[slot];
                         }
@@ -325,6 +336,7 @@ fn topology(model: &Model, m: &ObjMesh, file: &str) -> Result<(Mesh, bool, bool)
         positions,
         face_sizes,
         indices,
+        shared_positions: Some(shared_positions(of_vertex, model.positions.len(), number)),
         ..Mesh::default()
     };
     if want_normals && normals_ok {
@@ -347,6 +359,41 @@ fn topology(model: &Model, m: &ObjMesh, file: &str) -> Result<(Mesh, bool, bool)
     }
     mesh.update_primitive_types();
     Ok((mesh, want_normals && !normals_ok, want_uvs && !uvs_ok))
+}
+
+/// A mesh's [`kiln_scene::SharedPositions`] from the `v` of each vertex (all below
+/// `positions`): the file's numbers when the file has no more positions than the mesh has
+/// vertices, else renumbered from 0 in order of first use (an object of a file of many uses
+/// a few of its positions), through `number`, a table by position kept all `u32::MAX`
+/// between calls so that a file of many objects does not clear one per object.
+fn shared_positions(
+    mut of_vertex: Vec<u32>,
+    positions: usize,
+    number: &mut Vec<u32>,
+) -> kiln_scene::SharedPositions {
+    if positions <= of_vertex.len() {
+        return kiln_scene::SharedPositions {
+            of_vertex,
+            points: positions as u32,
+        };
+    }
+    number.resize(positions, u32::MAX);
+    let mut used = Vec::new();
+    for v in &mut of_vertex {
+        let n = &mut number[*v as usize];
+        if *n == u32::MAX {
+            *n = used.len() as u32;
+            used.push(*v);
+        }
+        *v = *n;
+    }
+    for &v in &used {
+        number[v as usize] = u32::MAX;
+    }
+    kiln_scene::SharedPositions {
+        of_vertex,
+        points: used.len() as u32,
+    }
 }
 
 fn rgb(c: [f32; 3]) -> Vec3 {

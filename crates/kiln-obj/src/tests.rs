@@ -534,3 +534,30 @@ fn fallback_library_is_read_once_for_many_missing_names() {
     assert_eq!(calls.len(), 101);
     assert_eq!(s.materials[s.meshes[0].material].name, "fb");
 }
+
+#[test]
+fn vertices_name_the_position_they_were_made_from() {
+    let shared = |m: &kiln_scene::Mesh| {
+        let s = m.shared_positions.as_ref().unwrap();
+        (s.of_vertex.clone(), s.points)
+    };
+    // The points and the line: the file's numbers (4 positions, 6 vertices), the line's inner
+    // vertex twice.
+    let s = obj(&(String::from(QUAD) + "p 1 2\nl 1 2 3\n"));
+    assert_eq!(shared(&s.meshes[0]), (vec![0, 1, 0, 1, 1, 2], 4));
+    // Meshes of fewer vertices than the file has positions: numbered from 0 in order of
+    // first use, each mesh on its own (the second is not numbered after the first); one of
+    // as many vertices as positions keeps the file's numbers.
+    let s = obj(&(String::from(QUAD) + "g a\nf 3 2 4\ng b\nf 4 3 2\ng c\nf 4 3 2\nf 1 2 4\n"));
+    assert_eq!(shared(&s.meshes[0]), (vec![0, 1, 2], 3));
+    assert_eq!(shared(&s.meshes[1]), (vec![0, 1, 2], 3));
+    assert_eq!(shared(&s.meshes[2]), (vec![3, 2, 1, 0, 1, 3], 4));
+    for m in &s.meshes {
+        m.validate().unwrap();
+        let (of_vertex, _) = shared(m);
+        for (a, &p) in of_vertex.iter().enumerate() {
+            let first = of_vertex.iter().position(|&q| q == p).unwrap();
+            assert_eq!(m.positions[a], m.positions[first]);
+        }
+    }
+}
