@@ -591,13 +591,15 @@ enum Influences {
     /// per-vertex lists. A vertex no bone weights has weight 0 in its first slot.
     Table(Vec<[(i32, f32); 4]>),
     /// From the mesh's per-point skin ([`kiln_scene::PointSkin`]): each vertex's four largest
-    /// pairs are its control point's, so they are found once per point the part uses
-    /// (`table`, in the order the part's vertices first name them) and each vertex names its
-    /// point's entry (`of_vertex`, `u32::MAX` for a vertex made from no point). A part of a
-    /// body made from quads uses about a quarter as many points as it has vertices.
+    /// pairs are its control point's, so they are found once per point the part uses, and
+    /// made into the blend indices and weights a vertex gets ([`blend_of`]; `table`, in the
+    /// order the part's vertices first name the points, `None` for a point left with no
+    /// usable weight), and each vertex names its point's entry (`of_vertex`, `u32::MAX` for a
+    /// vertex made from no point). A part of a body made from quads uses about a quarter as
+    /// many points as it has vertices.
     Points {
         of_vertex: Vec<u32>,
-        table: Vec<[(i32, f32); 4]>,
+        table: Vec<Option<Blend>>,
     },
 }
 
@@ -609,36 +611,51 @@ impl Influences {
             Influences::Rigid => true,
             Influences::Table(table) => table.iter().any(|slots| !is_weighted(slots)),
             Influences::Points { of_vertex, table } => {
-                of_vertex.contains(&u32::MAX) || table.iter().any(|slots| !is_weighted(slots))
+                of_vertex.contains(&u32::MAX) || table.contains(&None)
             }
         }
     }
 
-    /// Vertex `i`'s four largest (bone slot, weight) pairs, `None` for a rigid part (or past
-    /// the part).
-    fn of(&self, i: usize) -> Option<[(i32, f32); 4]> {
+    /// Vertex `i`'s blend indices and weights, `None` when it takes the rigid binding (a
+    /// rigid part, a vertex with no usable weight, or past the part).
+    fn blend(&self, i: usize) -> Option<Blend> {
         match self {
             Influences::Rigid => None,
-            Influences::Table(table) => table.get(i).copied(),
-            Influences::Points { of_vertex, table } => Some(
-                table
-                    .get(*of_vertex.get(i)? as usize)
-                    .copied()
-                    .unwrap_or_default(),
-            ),
+            Influences::Table(table) => table.get(i).and_then(blend_of),
+            Influences::Points { of_vertex, table } => *table.get(*of_vertex.get(i)? as usize)?,
         }
     }
+}
+
+/// A vertex's blend indices and weights.
+type Blend = ([f32; 4], [f32; 4]);
+
+/// The blend indices and weights of four largest (bone slot, weight) pairs: the weights
+/// renormalised to sum to one, a slot of no weight on bone 0; `None` when they cannot be
+/// renormalised (no positive, finite sum).
+fn blend_of(slots: &[(i32, f32); 4]) -> Option<Blend> {
+    if !is_weighted(slots) {
+        return None;
+    }
+    let total: f32 = slots.iter().map(|s| s.1).sum();
+    let mut indices = [0.0; 4];
+    let mut weights = [0.0; 4];
+    for (k, &(b, w)) in slots.iter().enumerate() {
+        indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
+        weights[k] = w / total;
+    }
+    Some((indices, weights))
 }
 
 /// [`Influences::Points`] of a mesh with a per-point skin whose part uses the points
 /// `uses`, its bones' slots taken from `slots`.
 fn point_table(skin: &kiln_scene::PointSkin, uses: PointUses, slots: &[Option<i32>]) -> Influences {
     let PointUses { of_vertex, points } = uses;
-    let mut table: Vec<[(i32, f32); 4]> = Vec::with_capacity(points.len());
-    table.resize(points.len(), [(0, 0.0); 4]);
+    let mut table: Vec<Option<Blend>> = Vec::with_capacity(points.len());
+    table.resize(points.len(), None);
     crate::par_runs(&mut table, |start, run| {
-        for (slots_of, &p) in run.iter_mut().zip(&points[start..]) {
-            *slots_of = point_influences(&skin.weights, slots, p);
+        for (blend, &p) in run.iter_mut().zip(&points[start..]) {
+            *blend = blend_of(&point_influences(&skin.weights, slots, p));
         }
     });
     Influences::Points { of_vertex, table }
@@ -855,20 +872,8 @@ impl<'a> PartSource<'a> {
 
     /// Vertex `i`'s blend indices and weights: its four largest influences, renormalised, or
     /// the rigid binding.
-    fn blend(&self, i: usize) -> ([f32; 4], [f32; 4]) {
-        match self.influences.of(i) {
-            Some(slots) if is_weighted(&slots) => {
-                let total: f32 = slots.iter().map(|s| s.1).sum();
-                let mut indices = [0.0; 4];
-                let mut weights = [0.0; 4];
-                for (k, &(b, w)) in slots.iter().enumerate() {
-                    indices[k] = if w > 0.0 { b as f32 } else { 0.0 };
-                    weights[k] = w / total;
-                }
-                (indices, weights)
-            }
-            _ => self.rigid,
-        }
+    fn blend(&self, i: usize) -> Blend {
+        self.influences.blend(i).unwrap_or(self.rigid)
     }
 
     /// `attribute` of vertices `start..` into `out` ([`Attribute::width`] floats each), as
