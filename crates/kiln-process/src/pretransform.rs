@@ -104,7 +104,10 @@ pub(crate) fn pre_transform_checked(
                 .push((n, m));
         }
     }
-    let mut out: Vec<Mesh> = Vec::new();
+    // Each group's vertex and face counts, all checked before any mesh is taken apart (an
+    // error leaves the scene as it was).
+    let mut sized = Vec::with_capacity(groups.len());
+    let mut outputs = 0;
     for ((material, format), members) in groups {
         let (mut nv, mut nf) = (0usize, 0usize);
         for &(_, m) in &members {
@@ -116,9 +119,24 @@ pub(crate) fn pre_transform_checked(
         }
         if nv > u32::MAX as usize {
             return Err(ProcessError::MergedMeshTooLarge {
-                mesh: out.len(),
+                mesh: outputs,
                 vertices: nv,
             });
+        }
+        outputs += 1;
+        sized.push((material, format, members, nv, nf));
+    }
+    let mut out: Vec<Mesh> = Vec::with_capacity(outputs);
+    for (material, format, members, nv, nf) in sized {
+        // A group of one mesh that no other reference needs: its arrays are moved, not
+        // copied (the whole scene, for the usual one mesh per material).
+        if let [(node, mi)] = members[..]
+            && ref_count[mi] == 1
+        {
+            ref_count[mi] = 0;
+            let mesh = core::mem::take(&mut scene.meshes[mi]);
+            out.push(moved(mesh, &global[node], material, format));
+            continue;
         }
         out.push(collect(
             scene,
@@ -150,6 +168,72 @@ pub(crate) fn pre_transform_checked(
         }
     }
     Ok(())
+}
+
+/// What [`collect`] makes of the one member `src`, in place: positions transformed by `m`,
+/// normals, tangents and bitangents by its normal matrix and normalised (all unchanged when
+/// `m` is within Assimp's epsilon of identity); UV channels as `format` counts their
+/// components, unnamed; the name, faces, colours and shared positions kept; no bones, skin
+/// or morph targets.
+fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
+    let Mesh {
+        name,
+        mut positions,
+        mut normals,
+        mut tangents,
+        mut bitangents,
+        mut uv_channels,
+        color_channels,
+        face_sizes,
+        indices,
+        shared_positions,
+        ..
+    } = src;
+    if !is_identity(m, IDENTITY_EPSILON) {
+        for v in &mut positions {
+            *v = transform_point(m, *v);
+        }
+        let nm = normal_matrix(m);
+        for v in normals
+            .iter_mut()
+            .chain(&mut tangents)
+            .chain(&mut bitangents)
+        {
+            *v = normalize(mul3(&nm, *v));
+        }
+    }
+    for (p, channel) in uv_channels.iter_mut().enumerate() {
+        channel.components = if format & (0x10000 << p) != 0 { 3 } else { 2 };
+        channel.name = String::new();
+    }
+    Mesh {
+        name,
+        material,
+        positions,
+        normals,
+        tangents,
+        bitangents,
+        uv_channels,
+        color_channels,
+        indices,
+        primitive_types: PrimitiveTypes(primitive_bits(&face_sizes)),
+        face_sizes,
+        shared_positions,
+        ..Mesh::default()
+    }
+}
+
+/// The primitive kinds of faces of these sizes, as Assimp's step counts them (a face of no
+/// corner is a polygon here, unlike [`PrimitiveTypes::of_arity`]).
+fn primitive_bits(face_sizes: &[u32]) -> u8 {
+    face_sizes.iter().fold(0, |bits, &n| {
+        bits | match n {
+            1 => PrimitiveTypes::POINT,
+            2 => PrimitiveTypes::LINE,
+            3 => PrimitiveTypes::TRIANGLE,
+            _ => PrimitiveTypes::POLYGON,
+        }
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -246,14 +330,7 @@ fn collect(
             });
         out.face_sizes.extend_from_slice(&src.face_sizes);
         out.indices.extend(src.indices.iter().map(|&i| i + base));
-        for &n in &src.face_sizes {
-            prim |= match n {
-                1 => PrimitiveTypes::POINT,
-                2 => PrimitiveTypes::LINE,
-                3 => PrimitiveTypes::TRIANGLE,
-                _ => PrimitiveTypes::POLYGON,
-            };
-        }
+        prim |= primitive_bits(&src.face_sizes);
     }
     out.primitive_types = PrimitiveTypes(prim);
     out.shared_positions = shared;
@@ -317,6 +394,71 @@ mod tests {
         assert_eq!(s.nodes[1].name, "b");
         assert_eq!(s.nodes[2].meshes, [1]);
         s.validate().unwrap();
+    }
+
+    #[test]
+    fn a_lone_mesh_moved_equals_one_copied() {
+        // Everything the copy reads: tangents, a 3-component and a 1-component UV channel
+        // with names, colours, a face of no corner, points and lines, bones, a morph target,
+        // shared positions; under identity, near-identity, a real and a singular transform.
+        let mut mesh = tri(0, "lone");
+        mesh.tangents = vec![Vec3::X; 3];
+        mesh.bitangents = vec![Vec3::Y; 3];
+        for (components, name) in [(3, "a"), (1, "b")] {
+            mesh.uv_channels.push(UvChannel {
+                components,
+                coords: vec![Vec3::new(0.5, 0.25, 0.0); 3],
+                name: name.into(),
+            });
+        }
+        mesh.color_channels.push(vec![kiln_scene::Vec4::ONE; 3]);
+        mesh.push_face(&[]);
+        mesh.push_face(&[1]);
+        mesh.push_face(&[1, 2]);
+        mesh.bones.push(Bone {
+            name: "x".into(),
+            offset_matrix: Mat4::IDENTITY,
+            weights: vec![],
+        });
+        mesh.shared_positions = Some(kiln_scene::SharedPositions {
+            of_vertex: vec![0, 1, 2],
+            points: 3,
+        });
+        mesh.morph_targets.push(kiln_scene::MorphTarget {
+            name: "smile".into(),
+            weight: 0.5,
+            shapes: vec![],
+        });
+        for transform in [
+            Mat4::IDENTITY,
+            Mat4::from_translation(Vec3::new(0.005, 0.0, 0.0)),
+            Mat4::from_scale_rotation_translation(
+                Vec3::new(1.0, 2.0, 3.0),
+                kiln_scene::Quat::from_rotation_z(0.3),
+                Vec3::new(1.0, -2.0, 5.0),
+            ),
+            Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0)),
+        ] {
+            let mut s = Scene::with_root("root");
+            s.materials = vec![Material::default()];
+            s.meshes = vec![mesh.clone()];
+            s.nodes[0].meshes = vec![0];
+            s.nodes[0].transform = transform;
+            let format = vertex_format(&mesh);
+            let copied = collect(
+                &s,
+                &[transform],
+                [(0, 0)].into_iter(),
+                0,
+                format,
+                3,
+                4,
+                &mut [1],
+            );
+            let moved = moved(mesh.clone(), &transform, 0, format);
+            // As text, so that NaN equals NaN.
+            assert_eq!(format!("{moved:?}"), format!("{copied:?}"), "{transform:?}");
+        }
     }
 
     #[test]
