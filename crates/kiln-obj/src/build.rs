@@ -36,7 +36,7 @@ pub(crate) fn build(
 
     let mut points = 0usize;
     let mut lines = 0usize;
-    // Scratch for numbering each mesh's positions from 0 (see `shared_positions`).
+    // Scratch for numbering each mesh's positions from 0 (`SharedPositions::numbered`).
     let mut number = Vec::new();
     for obj in &model.objects {
         let mut node = Node::new(obj.name.clone());
@@ -336,7 +336,12 @@ fn topology(
         positions,
         face_sizes,
         indices,
-        shared_positions: Some(shared_positions(of_vertex, model.positions.len(), number)),
+        // Every `v` was checked against the positions above.
+        shared_positions: kiln_scene::SharedPositions::numbered(
+            of_vertex,
+            model.positions.len(),
+            number,
+        ),
         ..Mesh::default()
     };
     if want_normals && normals_ok {
@@ -359,41 +364,6 @@ fn topology(
     }
     mesh.update_primitive_types();
     Ok((mesh, want_normals && !normals_ok, want_uvs && !uvs_ok))
-}
-
-/// A mesh's [`kiln_scene::SharedPositions`] from the `v` of each vertex (all below
-/// `positions`): the file's numbers when the file has no more positions than the mesh has
-/// vertices, else renumbered from 0 in order of first use (an object of a file of many uses
-/// a few of its positions), through `number`, a table by position kept all `u32::MAX`
-/// between calls so that a file of many objects does not clear one per object.
-fn shared_positions(
-    mut of_vertex: Vec<u32>,
-    positions: usize,
-    number: &mut Vec<u32>,
-) -> kiln_scene::SharedPositions {
-    if positions <= of_vertex.len() {
-        return kiln_scene::SharedPositions {
-            of_vertex,
-            points: positions as u32,
-        };
-    }
-    number.resize(positions, u32::MAX);
-    let mut used = Vec::new();
-    for v in &mut of_vertex {
-        let n = &mut number[*v as usize];
-        if *n == u32::MAX {
-            *n = used.len() as u32;
-            used.push(*v);
-        }
-        *v = *n;
-    }
-    for &v in &used {
-        number[v as usize] = u32::MAX;
-    }
-    kiln_scene::SharedPositions {
-        of_vertex,
-        points: used.len() as u32,
-    }
 }
 
 fn rgb(c: [f32; 3]) -> Vec3 {

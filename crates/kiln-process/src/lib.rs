@@ -36,8 +36,10 @@
 //! triangulation, normals and tangents run one mesh per rayon task, and within one large mesh
 //! triangulation splits its faces into runs (the NGON encoder, which links each face to the
 //! one before, runs after them in face order) and tangents build the neighbour grid beside
-//! step 1; the output is the same bytes with any number of threads and without the feature
-//! (wasm32).
+//! step 1 and, for a mesh whose importer says which vertices share a position
+//! ([`kiln_scene::SharedPositions`]), build it over those points and smooth runs of vertices
+//! side by side; the output is the same bytes with any number of threads and without the
+//! feature (wasm32).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -176,6 +176,7 @@ pub(crate) fn pre_transform_checked(
 /// components, unnamed; the name, faces, colours and shared positions kept; no bones, skin
 /// or morph targets.
 fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
+    let shared_positions = shared_positions(&src);
     let Mesh {
         name,
         mut positions,
@@ -186,7 +187,6 @@ fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
         color_channels,
         face_sizes,
         indices,
-        shared_positions,
         ..
     } = src;
     if !is_identity(m, IDENTITY_EPSILON) {
@@ -221,6 +221,21 @@ fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
         shared_positions,
         ..Mesh::default()
     }
+}
+
+/// Which of `mesh`'s vertices share a position: its shared positions, or else its per-point
+/// skin's points (which a skinned part has instead, and which the merged mesh loses with the
+/// skin), numbered as [`kiln_scene::SharedPositions`] asks.
+fn shared_positions(mesh: &Mesh) -> Option<kiln_scene::SharedPositions> {
+    if let Some(shared) = &mesh.shared_positions {
+        return Some(shared.clone());
+    }
+    let skin = mesh.point_skin.as_ref()?;
+    kiln_scene::SharedPositions::numbered(
+        skin.vertex_points.clone(),
+        skin.weights.points(),
+        &mut Vec::new(),
+    )
 }
 
 /// The primitive kinds of faces of these sizes, as Assimp's step counts them (a face of no
@@ -319,15 +334,13 @@ fn collect(
         for (dst, ch) in out.color_channels.iter_mut().zip(&src.color_channels) {
             dst.extend_from_slice(ch);
         }
-        shared = shared
-            .zip(src.shared_positions.as_ref())
-            .map(|(mut all, one)| {
-                let first = all.points;
-                all.of_vertex
-                    .extend(one.of_vertex.iter().map(|&p| p + first));
-                all.points += one.points;
-                all
-            });
+        shared = shared.zip(shared_positions(src)).map(|(mut all, one)| {
+            let first = all.points;
+            all.of_vertex
+                .extend(one.of_vertex.iter().map(|&p| p + first));
+            all.points += one.points;
+            all
+        });
         out.face_sizes.extend_from_slice(&src.face_sizes);
         out.indices.extend(src.indices.iter().map(|&i| i + base));
         prim |= primitive_bits(&src.face_sizes);

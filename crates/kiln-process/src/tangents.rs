@@ -31,7 +31,8 @@ use kiln_scene::{Mesh, Scene, Vec3, Warning};
 ///    normalised (Assimp 5.2's `Normalize`: a zero sum stays zero) and written to all members.
 ///
 /// The neighbour search uses a uniform grid (see `spatial.rs`), so the step is O(n log n) for
-/// real meshes, not Assimp's O(n²). Deviation: when the epsilon is not finite (infinite or
+/// real meshes, not Assimp's O(n²); over the importer's points rather than every vertex when
+/// the mesh has [`kiln_scene::SharedPositions`] that hold (see `PointGrid`: the same results). Deviation: when the epsilon is not finite (infinite or
 /// overflowing coordinates), Assimp would compare every vertex with every other; kiln then
 /// smooths nothing (each vertex keeps its own, normalised) and records a warning.
 ///
@@ -115,12 +116,16 @@ impl<'m> Search<'m> {
         if !(eps.is_finite() && eps > 0.0) {
             return (eps, Search::Vertices(None));
         }
-        if let Some(points) = mesh
-            .shared_positions
-            .as_ref()
-            .and_then(|shared| PointGrid::new(pos, shared, eps))
+        // The importer's shared positions, or a per-point skin's points (which a skinned
+        // part has instead: the same vertices share a point in both).
+        let points = match (&mesh.shared_positions, &mesh.point_skin) {
+            (Some(shared), _) => Some((&shared.of_vertex[..], shared.points as usize)),
+            (None, Some(skin)) => Some((&skin.vertex_points[..], skin.weights.points())),
+            (None, None) => None,
+        };
+        if let Some(grid) = points.and_then(|(of_vertex, n)| PointGrid::new(pos, of_vertex, n, eps))
         {
-            return (eps, Search::Points(points));
+            return (eps, Search::Points(grid));
         }
         (eps, Search::Vertices(PositionGrid::new(pos, eps)))
     }
@@ -237,14 +242,20 @@ struct PointGrid<'m> {
 }
 
 impl<'m> PointGrid<'m> {
-    /// `None` when two vertices of one point differ in position (then the hint is wrong and
-    /// the vertex grid is used) or the grid cannot be built.
-    fn new(positions: &[Vec3], shared: &'m kiln_scene::SharedPositions, eps: f32) -> Option<Self> {
+    /// The grid of the `points` points the vertices name (`of_vertex`, one per vertex; a
+    /// table of `points` entries is made, so it must be bounded by what the mesh holds).
+    /// `None` when a vertex names no point (one past `points`), two vertices of one point
+    /// differ in position (then the hint is wrong and the vertex grid is used), or the grid
+    /// cannot be built.
+    fn new(positions: &[Vec3], of_vertex: &'m [u32], points: usize, eps: f32) -> Option<Self> {
+        if of_vertex.len() != positions.len() {
+            return None;
+        }
         let bits = |v: Vec3| v.to_array().map(f32::to_bits);
-        let mut number = vec![u32::MAX; shared.points as usize];
+        let mut number = vec![u32::MAX; points];
         let mut count: Vec<u32> = Vec::new();
         let mut pos: Vec<Vec3> = Vec::new();
-        for (&raw, &p) in shared.of_vertex.iter().zip(positions) {
+        for (&raw, &p) in of_vertex.iter().zip(positions) {
             let k = number.get_mut(raw as usize)?;
             if *k == u32::MAX {
                 *k = count.len() as u32;
@@ -268,7 +279,7 @@ impl<'m> PointGrid<'m> {
         let points = count.len();
         count.copy_from_slice(&start[..points]);
         let mut verts = vec![0u32; positions.len()];
-        for (v, &raw) in shared.of_vertex.iter().enumerate() {
+        for (v, &raw) in of_vertex.iter().enumerate() {
             let slot = &mut count[number[raw as usize] as usize];
             verts[*slot as usize] = v as u32;
             *slot += 1;
@@ -276,7 +287,7 @@ impl<'m> PointGrid<'m> {
         let grid = PositionGrid::new(&pos, eps)?;
         Some(PointGrid {
             number,
-            of_vertex: &shared.of_vertex,
+            of_vertex,
             start,
             verts,
             pos,

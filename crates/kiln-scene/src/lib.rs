@@ -304,6 +304,48 @@ pub struct SharedPositions {
     pub points: u32,
 }
 
+impl SharedPositions {
+    /// The shared positions of vertices made from points `of_vertex` (each below `points`,
+    /// else `None`): the numbers as given when there are no more points than vertices, else
+    /// renumbered from 0 in order of first use, through `scratch`, a table by point that is
+    /// all `u32::MAX` before and after (grown to `points` here; keep it between calls so that
+    /// many small meshes of one large file do not clear a table each).
+    pub fn numbered(
+        mut of_vertex: Vec<u32>,
+        points: usize,
+        scratch: &mut Vec<u32>,
+    ) -> Option<SharedPositions> {
+        if of_vertex.iter().any(|&p| p as usize >= points) {
+            return None;
+        }
+        if points <= of_vertex.len() {
+            return Some(SharedPositions {
+                of_vertex,
+                points: u32::try_from(points).ok()?,
+            });
+        }
+        if scratch.len() < points {
+            scratch.resize(points, u32::MAX);
+        }
+        let mut used = Vec::new();
+        for p in &mut of_vertex {
+            let n = &mut scratch[*p as usize];
+            if *n == u32::MAX {
+                *n = used.len() as u32;
+                used.push(*p);
+            }
+            *p = *n;
+        }
+        for &p in &used {
+            scratch[p as usize] = u32::MAX;
+        }
+        Some(SharedPositions {
+            of_vertex,
+            points: used.len() as u32,
+        })
+    }
+}
+
 /// Skin weights grouped by control point (see [`PointSkin`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PointWeights {

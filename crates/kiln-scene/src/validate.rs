@@ -912,6 +912,33 @@ mod tests {
     }
 
     #[test]
+    fn shared_positions_are_numbered_from_the_points_they_name() {
+        use crate::SharedPositions;
+        let mut scratch = alloc::vec::Vec::new();
+        let numbered = |of_vertex: Vec<u32>, points: usize, scratch: &mut Vec<u32>| {
+            SharedPositions::numbered(of_vertex, points, scratch).map(|s| (s.of_vertex, s.points))
+        };
+        // No more points than vertices: kept.
+        assert_eq!(
+            numbered(vec![2, 0, 2], 3, &mut scratch),
+            Some((vec![2, 0, 2], 3))
+        );
+        // More: from 0 in order of first use, the scratch left clear for the next call.
+        assert_eq!(
+            numbered(vec![7, 3, 7], 9, &mut scratch),
+            Some((vec![0, 1, 0], 2))
+        );
+        assert!(scratch.iter().all(|&n| n == u32::MAX));
+        assert_eq!(
+            numbered(vec![3, 8, 3], 9, &mut scratch),
+            Some((vec![0, 1, 0], 2))
+        );
+        // A point past the count (or none, u32::MAX): no shared positions.
+        assert_eq!(numbered(vec![0, 3, 1], 3, &mut scratch), None);
+        assert_eq!(numbered(vec![0, u32::MAX], 9, &mut scratch), None);
+    }
+
+    #[test]
     fn shared_positions_are_checked_against_their_mesh() {
         let check = |of_vertex: Vec<u32>, points: u32| {
             let mut m = triangle();

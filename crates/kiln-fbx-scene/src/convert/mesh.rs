@@ -289,7 +289,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             (Some(k), Some(c)) => {
                 if split.bones.is_none() {
                     let (mesh, all) = par::join(
-                        || mesh_attributes(geo, material, pk),
+                        || mesh_attributes(geo, material, pk, true),
                         || split_bones(geo, c, split.parts),
                     );
                     split.bones = Some(all);
@@ -297,11 +297,11 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                     (mesh, bones)
                 } else {
                     let bones = split.bones.as_mut().map(|b| std::mem::take(&mut b[k]));
-                    (mesh_attributes(geo, material, pk), bones)
+                    (mesh_attributes(geo, material, pk, true), bones)
                 }
             }
             _ => par::join(
-                || mesh_attributes(geo, material, pk),
+                || mesh_attributes(geo, material, pk, true),
                 || clusters.map(|c| bones_for(geo, c, material, pk)),
             ),
         };
@@ -357,9 +357,12 @@ fn point_skin_part(
 ) -> (Mesh, Option<Vec<kiln_scene::Bone>>) {
     let vertex_points = || point_of_vertices(geo, pk);
     let (mut mesh, (weights, vertex_points)) = match points.clone() {
-        Some(w) => (mesh_attributes(geo, material, pk), (w, vertex_points())),
+        Some(w) => (
+            mesh_attributes(geo, material, pk, false),
+            (w, vertex_points()),
+        ),
         None => par::join(
-            || mesh_attributes(geo, material, pk),
+            || mesh_attributes(geo, material, pk, false),
             || (Arc::new(point_weights(geo, clusters)), vertex_points()),
         ),
     };
@@ -392,42 +395,18 @@ fn point_of_vertices(geo: &MeshGeometry<'_>, pk: Option<&[u32]>) -> Vec<u32> {
     }
 }
 
-/// Which of a part's vertices share a control point ([`kiln_scene::SharedPositions`]; the
-/// corners `pk`, all corners when `None`): the points as the file numbers them, or, when the
-/// geometry has more points than the part has vertices (a part of a geometry split by
-/// material), renumbered from 0 in order of first use. `None` when a corner names no point
-/// (its vertex is placed at the origin, made from no point).
-fn shared_positions(
-    geo: &MeshGeometry<'_>,
-    pk: Option<&[u32]>,
-) -> Option<kiln_scene::SharedPositions> {
-    let mut of_vertex = point_of_vertices(geo, pk);
-    if of_vertex.contains(&u32::MAX) {
-        return None;
-    }
-    let mut points = geo.control_points;
-    if points > of_vertex.len() {
-        let mut number = vec![u32::MAX; points];
-        let mut next = 0u32;
-        for p in &mut of_vertex {
-            let n = &mut number[*p as usize];
-            if *n == u32::MAX {
-                *n = next;
-                next += 1;
-            }
-            *p = *n;
-        }
-        points = next as usize;
-    }
-    Some(kiln_scene::SharedPositions {
-        of_vertex,
-        points: u32::try_from(points).ok()?,
-    })
-}
-
 /// The vertex attributes and faces of one output mesh: the corners `picked` of the
-/// polygons with material `material` (all corners when `None`), one vertex per corner.
-fn mesh_attributes(geo: &MeshGeometry<'_>, material: Option<i32>, pk: Option<&[u32]>) -> Mesh {
+/// polygons with material `material` (all corners when `None`), one vertex per corner; with
+/// `shared`, which vertices share a control point ([`kiln_scene::SharedPositions`], `None`
+/// when a corner names no point: its vertex is at the origin, made from none). A part with
+/// a per-point skin goes without: its skin names each vertex's point already, which tangent
+/// smoothing reads instead.
+fn mesh_attributes(
+    geo: &MeshGeometry<'_>,
+    material: Option<i32>,
+    pk: Option<&[u32]>,
+    shared: bool,
+) -> Mesh {
     // Tangents need bitangents: the file's, or normal × tangent.
     let derive_binormals = geo.binormals.is_empty() && !geo.normals.is_empty();
     let with_tangents = !geo.tangents.is_empty() && (!geo.binormals.is_empty() || derive_binormals);
@@ -512,7 +491,21 @@ fn mesh_attributes(geo: &MeshGeometry<'_>, material: Option<i32>, pk: Option<&[u
         ((positions, shared_positions), (face_sizes, indices, bits)),
         ((normals, tangents, bitangents), (uv_channels, color_channels)),
     ) = par::join(
-        || par::join(|| (positions(), shared_positions(geo, pk)), faces),
+        || {
+            par::join(
+                || {
+                    let shared = shared.then(|| point_of_vertices(geo, pk)).and_then(|p| {
+                        kiln_scene::SharedPositions::numbered(
+                            p,
+                            geo.control_points,
+                            &mut Vec::new(),
+                        )
+                    });
+                    (positions(), shared)
+                },
+                faces,
+            )
+        },
         || par::join(normals, channels),
     );
     Mesh {
