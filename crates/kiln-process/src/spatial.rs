@@ -37,6 +37,10 @@ pub(crate) struct PositionGrid {
     /// `ranges[range_start[c]..range_start[c + 1]]`, in column order.
     range_start: Vec<u32>,
     ranges: Vec<(u32, u32)>,
+    /// Whether each point is alone in its cell and no neighbour cell holds a point (so no
+    /// other point can be within the radius), found by the sweep; most points of a mesh's
+    /// distinct positions are.
+    lone: Vec<bool>,
 }
 
 impl PositionGrid {
@@ -117,8 +121,10 @@ impl PositionGrid {
         let mut hi_cur = [0usize; 9];
         let mut range_start = Vec::with_capacity(cells.len() + 1);
         let mut ranges = Vec::with_capacity(cells.len());
-        for &k in &cells {
-            range_start.push(ranges.len() as u32);
+        let mut lone = vec![false; points.len()];
+        for (cell, &k) in cells.iter().enumerate() {
+            let first_range = ranges.len();
+            range_start.push(first_range as u32);
             let (x, y, z) = (k >> (2 * BITS), (k >> BITS) & mask, k & mask);
             let mut col = 0;
             for dx in 0..3u64 {
@@ -141,6 +147,12 @@ impl PositionGrid {
                     }
                 }
             }
+            // The cell's own range is always there; alone, and of one point, that point has
+            // no other within reach.
+            let only = cell_first[cell];
+            if ranges.len() == first_range + 1 && ranges[first_range] == (only, only + 1) {
+                lone[ids[only as usize] as usize] = true;
+            }
         }
         range_start.push(ranges.len() as u32);
         Some(PositionGrid {
@@ -149,6 +161,7 @@ impl PositionGrid {
             cell_of,
             range_start,
             ranges,
+            lone,
         })
     }
 
@@ -182,6 +195,9 @@ impl PositionGrid {
     /// Whether some point other than `a` lies closer than the radius to point `a`; `false`
     /// for a non-finite `a`, which finds nothing.
     pub(crate) fn has_neighbour(&self, points: &[Vec3], a: usize) -> bool {
+        if self.lone.get(a).copied().unwrap_or(true) {
+            return false;
+        }
         let mut near = false;
         self.each_cell_near(a, |ids| {
             near = near
