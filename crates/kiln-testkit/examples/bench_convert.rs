@@ -16,7 +16,8 @@
 //! [--assimp assimp] [--sizes 50000,200000,400000,800000,3200000] [--runs 5] [--dir DIR]
 //! [--model FILE.fbx ...]`. `--model` (repeatable) times a model of one's own, a real export,
 //! the same way (its row is labelled with the file's name); with `--model` and no `--sizes`
-//! only the given files are timed. `--assimp-max TRIANGLES` skips Assimp on the generated
+//! only the given files are timed. `--settle SECONDS` (default 0) is an untimed rest after
+//! each run. `--assimp-max TRIANGLES` skips Assimp on the generated
 //! sizes above it; a given file's triangles are not known beforehand, so Assimp always runs
 //! on it (`--no-assimp` leaves it out everywhere).
 
@@ -36,6 +37,8 @@ struct Args {
     runs: usize,
     dir: PathBuf,
     assimp_max: usize,
+    /// Seconds of rest, untimed, after each timed run.
+    settle: f64,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -48,6 +51,7 @@ fn parse_args() -> Result<Args, String> {
         runs: 5,
         dir: std::env::temp_dir().join("kiln-bench-convert"),
         assimp_max: usize::MAX,
+        settle: 0.0,
     };
     let mut it = std::env::args().skip(1);
     let mut sizes_given = false;
@@ -61,6 +65,7 @@ fn parse_args() -> Result<Args, String> {
             "--assimp-max" => a.assimp_max = value()?.parse().map_err(|e| format!("{e}"))?,
             "--runs" => a.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?,
             "--dir" => a.dir = value()?.into(),
+            "--settle" => a.settle = value()?.parse().map_err(|e| format!("--settle: {e}"))?,
             "--model" => a.models.push(value()?.into()),
             "--sizes" => {
                 sizes_given = true;
@@ -297,14 +302,24 @@ fn bench(args: &Args) -> Result<(), String> {
         };
         let mut samples: Vec<Vec<Sample>> = names.iter().map(|_| Vec::new()).collect();
         // One warm-up round (page cache), then alternating rounds, each starting one
-        // command later than the one before.
+        // command later than the one before and every other one in the reverse order, so
+        // that no command always runs right after the same one (a rotation alone keeps the
+        // cyclic order: the classic conversion followed Assimp in every round, right after
+        // the 0.3-2 GB Assimp had just freed and the output it had just written). `--settle`
+        // rests after each run; on this virtual machine a rest makes every run slower (the
+        // kernel hands freed memory back to the host meanwhile, and the next process faults
+        // it back in), so it is off unless asked for.
+        let settle = std::time::Duration::from_secs_f64(args.settle);
         for name in &names {
             run(&mut make(name))?;
+            std::thread::sleep(settle);
         }
         for r in 0..args.runs {
             for k in 0..names.len() {
-                let i = (k + r) % names.len();
+                let k = if r % 2 == 1 { names.len() - 1 - k } else { k };
+                let i = (k + r / 2) % names.len();
                 samples[i].push(run(&mut make(names[i]))?);
+                std::thread::sleep(settle);
             }
         }
         let outputs = [dir_bytes(&out_classic), dir_bytes(&out_kiln), 0, 0];
