@@ -176,7 +176,6 @@ pub(crate) fn pre_transform_checked(
 /// components, unnamed; the name, faces, colours and shared positions kept; no bones, skin
 /// or morph targets.
 fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
-    let shared_positions = shared_positions(&src);
     let Mesh {
         name,
         mut positions,
@@ -187,8 +186,16 @@ fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
         color_channels,
         face_sizes,
         indices,
+        shared_positions,
+        point_skin,
         ..
     } = src;
+    // Moved too: at 3.2M triangles a copy of each vertex's point is 48 MB of fresh memory.
+    let shared_positions = shared_positions.or_else(|| {
+        let skin = point_skin?;
+        let points = skin.weights.points();
+        kiln_scene::SharedPositions::numbered(skin.vertex_points, points, &mut Vec::new())
+    });
     if !is_identity(m, IDENTITY_EPSILON) {
         for v in &mut positions {
             *v = transform_point(m, *v);
@@ -225,7 +232,7 @@ fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
 
 /// Which of `mesh`'s vertices share a position: its shared positions, or else its per-point
 /// skin's points (which a skinned part has instead, and which the merged mesh loses with the
-/// skin), numbered as [`kiln_scene::SharedPositions`] asks.
+/// skin), numbered as [`kiln_scene::SharedPositions`] asks; copied ([`moved`] takes them).
 fn shared_positions(mesh: &Mesh) -> Option<kiln_scene::SharedPositions> {
     if let Some(shared) = &mesh.shared_positions {
         return Some(shared.clone());
@@ -442,16 +449,30 @@ mod tests {
             weight: 0.5,
             shapes: vec![],
         });
-        for transform in [
-            Mat4::IDENTITY,
-            Mat4::from_translation(Vec3::new(0.005, 0.0, 0.0)),
-            Mat4::from_scale_rotation_translation(
-                Vec3::new(1.0, 2.0, 3.0),
-                kiln_scene::Quat::from_rotation_z(0.3),
-                Vec3::new(1.0, -2.0, 5.0),
-            ),
-            Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0)),
-        ] {
+        // And the same with a per-point skin naming the points instead (renumbered: more
+        // points than vertices).
+        let mut skinned = mesh.clone();
+        skinned.shared_positions = None;
+        skinned.point_skin = Some(kiln_scene::PointSkin {
+            vertex_points: vec![4, 1, 4],
+            weights: std::sync::Arc::new(kiln_scene::PointWeights {
+                starts: vec![0; 6],
+                weights: vec![],
+            }),
+        });
+        for (mesh, transform) in [mesh, skinned].into_iter().flat_map(|mesh| {
+            [
+                Mat4::IDENTITY,
+                Mat4::from_translation(Vec3::new(0.005, 0.0, 0.0)),
+                Mat4::from_scale_rotation_translation(
+                    Vec3::new(1.0, 2.0, 3.0),
+                    kiln_scene::Quat::from_rotation_z(0.3),
+                    Vec3::new(1.0, -2.0, 5.0),
+                ),
+                Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0)),
+            ]
+            .map(|t| (mesh.clone(), t))
+        }) {
             let mut s = Scene::with_root("root");
             s.materials = vec![Material::default()];
             s.meshes = vec![mesh.clone()];
@@ -471,6 +492,7 @@ mod tests {
             let moved = moved(mesh.clone(), &transform, 0, format);
             // As text, so that NaN equals NaN.
             assert_eq!(format!("{moved:?}"), format!("{copied:?}"), "{transform:?}");
+            assert!(moved.shared_positions.is_some());
         }
     }
 
