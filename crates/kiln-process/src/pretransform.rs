@@ -127,6 +127,8 @@ pub(crate) fn pre_transform_checked(
         sized.push((material, format, members, nv, nf));
     }
     let mut out: Vec<Mesh> = Vec::with_capacity(outputs);
+    // One table for numbering every member's points (`SharedPositions::numbered`).
+    let mut scratch = Vec::new();
     for (material, format, members, nv, nf) in sized {
         // A group of one mesh that no other reference needs: its arrays are moved, not
         // copied (the whole scene, for the usual one mesh per material).
@@ -135,7 +137,7 @@ pub(crate) fn pre_transform_checked(
         {
             ref_count[mi] = 0;
             let mesh = core::mem::take(&mut scene.meshes[mi]);
-            out.push(moved(mesh, &global[node], material, format));
+            out.push(moved(mesh, &global[node], material, format, &mut scratch));
             continue;
         }
         out.push(collect(
@@ -147,6 +149,7 @@ pub(crate) fn pre_transform_checked(
             nv,
             nf,
             &mut ref_count,
+            &mut scratch,
         ));
     }
     if out.is_empty() {
@@ -175,7 +178,7 @@ pub(crate) fn pre_transform_checked(
 /// `m` is within Assimp's epsilon of identity); UV channels as `format` counts their
 /// components, unnamed; the name, faces, colours and shared positions kept; no bones, skin
 /// or morph targets.
-fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
+fn moved(src: Mesh, m: &Mat4, material: usize, format: u32, scratch: &mut Vec<u32>) -> Mesh {
     let Mesh {
         name,
         mut positions,
@@ -194,7 +197,7 @@ fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
     let shared_positions = shared_positions.or_else(|| {
         let skin = point_skin?;
         let points = skin.weights.points();
-        kiln_scene::SharedPositions::numbered(skin.vertex_points, points, &mut Vec::new())
+        kiln_scene::SharedPositions::numbered(skin.vertex_points, points, scratch)
     });
     if !is_identity(m, IDENTITY_EPSILON) {
         for v in &mut positions {
@@ -233,7 +236,7 @@ fn moved(src: Mesh, m: &Mat4, material: usize, format: u32) -> Mesh {
 /// Which of `mesh`'s vertices share a position: its shared positions, or else its per-point
 /// skin's points (which a skinned part has instead, and which the merged mesh loses with the
 /// skin), numbered as [`kiln_scene::SharedPositions`] asks; copied ([`moved`] takes them).
-fn shared_positions(mesh: &Mesh) -> Option<kiln_scene::SharedPositions> {
+fn shared_positions(mesh: &Mesh, scratch: &mut Vec<u32>) -> Option<kiln_scene::SharedPositions> {
     if let Some(shared) = &mesh.shared_positions {
         return Some(shared.clone());
     }
@@ -241,7 +244,7 @@ fn shared_positions(mesh: &Mesh) -> Option<kiln_scene::SharedPositions> {
     kiln_scene::SharedPositions::numbered(
         skin.vertex_points.clone(),
         skin.weights.points(),
-        &mut Vec::new(),
+        scratch,
     )
 }
 
@@ -268,6 +271,7 @@ fn collect(
     nv: usize,
     nf: usize,
     ref_count: &mut [u32],
+    scratch: &mut Vec<u32>,
 ) -> Mesh {
     let mut out = Mesh {
         material,
@@ -341,13 +345,15 @@ fn collect(
         for (dst, ch) in out.color_channels.iter_mut().zip(&src.color_channels) {
             dst.extend_from_slice(ch);
         }
-        shared = shared.zip(shared_positions(src)).map(|(mut all, one)| {
-            let first = all.points;
-            all.of_vertex
-                .extend(one.of_vertex.iter().map(|&p| p + first));
-            all.points += one.points;
-            all
-        });
+        shared = shared
+            .zip(shared_positions(src, scratch))
+            .map(|(mut all, one)| {
+                let first = all.points;
+                all.of_vertex
+                    .extend(one.of_vertex.iter().map(|&p| p + first));
+                all.points += one.points;
+                all
+            });
         out.face_sizes.extend_from_slice(&src.face_sizes);
         out.indices.extend(src.indices.iter().map(|&i| i + base));
         prim |= primitive_bits(&src.face_sizes);
@@ -488,8 +494,9 @@ mod tests {
                 3,
                 4,
                 &mut [1],
+                &mut Vec::new(),
             );
-            let moved = moved(mesh.clone(), &transform, 0, format);
+            let moved = moved(mesh.clone(), &transform, 0, format, &mut Vec::new());
             // As text, so that NaN equals NaN.
             assert_eq!(format!("{moved:?}"), format!("{copied:?}"), "{transform:?}");
             assert!(moved.shared_positions.is_some());

@@ -327,7 +327,8 @@ impl SharedPositions {
         if scratch.len() < points {
             scratch.resize(points, u32::MAX);
         }
-        let mut used = Vec::new();
+        // At most one per vertex: no regrowing.
+        let mut used = Vec::with_capacity(of_vertex.len());
         for p in &mut of_vertex {
             let n = &mut scratch[*p as usize];
             if *n == u32::MAX {
