@@ -193,7 +193,8 @@ fn moved(src: Mesh, m: &Mat4, material: usize, format: u32, scratch: &mut Vec<u3
         point_skin,
         ..
     } = src;
-    // Moved too: at 3.2M triangles a copy of each vertex's point is 48 MB of fresh memory.
+    // `Mesh::vertex_points`, moved: at 3.2M triangles a copy of each vertex's point is
+    // 48 MB of fresh memory.
     let shared_positions = shared_positions.or_else(|| {
         let skin = point_skin?;
         let points = skin.weights.points();
@@ -233,19 +234,12 @@ fn moved(src: Mesh, m: &Mat4, material: usize, format: u32, scratch: &mut Vec<u3
     }
 }
 
-/// Which of `mesh`'s vertices share a position: its shared positions, or else its per-point
-/// skin's points (which a skinned part has instead, and which the merged mesh loses with the
-/// skin), numbered as [`kiln_scene::SharedPositions`] asks; copied ([`moved`] takes them).
+/// Which of `mesh`'s vertices share a position ([`Mesh::vertex_points`]: the skin's points
+/// too, which the merged mesh loses with the skin), numbered as
+/// [`kiln_scene::SharedPositions`] asks; copied ([`moved`] takes them).
 fn shared_positions(mesh: &Mesh, scratch: &mut Vec<u32>) -> Option<kiln_scene::SharedPositions> {
-    if let Some(shared) = &mesh.shared_positions {
-        return Some(shared.clone());
-    }
-    let skin = mesh.point_skin.as_ref()?;
-    kiln_scene::SharedPositions::numbered(
-        skin.vertex_points.clone(),
-        skin.weights.points(),
-        scratch,
-    )
+    let (of_vertex, points) = mesh.vertex_points()?;
+    kiln_scene::SharedPositions::numbered(of_vertex.to_vec(), points, scratch)
 }
 
 /// The primitive kinds of faces of these sizes, as Assimp's step counts them (a face of no
@@ -345,15 +339,15 @@ fn collect(
         for (dst, ch) in out.color_channels.iter_mut().zip(&src.color_channels) {
             dst.extend_from_slice(ch);
         }
-        shared = shared
-            .zip(shared_positions(src, scratch))
-            .map(|(mut all, one)| {
-                let first = all.points;
-                all.of_vertex
-                    .extend(one.of_vertex.iter().map(|&p| p + first));
-                all.points += one.points;
-                all
-            });
+        // Once a member has none, the others' are not made.
+        shared = shared.and_then(|mut all| {
+            let one = shared_positions(src, scratch)?;
+            let first = all.points;
+            all.of_vertex
+                .extend(one.of_vertex.iter().map(|&p| p + first));
+            all.points += one.points;
+            Some(all)
+        });
         out.face_sizes.extend_from_slice(&src.face_sizes);
         out.indices.extend(src.indices.iter().map(|&i| i + base));
         prim |= primitive_bits(&src.face_sizes);

@@ -208,6 +208,19 @@ impl Mesh {
         }
     }
 
+    /// The point each vertex was made from, and how many points there are: the
+    /// [`SharedPositions`], or else the per-point skin's points (a skinned part of the
+    /// engine's import has those instead; the same vertices share a point in both). A hint for
+    /// finding coincident vertices: a vertex of the skin made from no point names
+    /// `u32::MAX`, and neither form promises more than [`SharedPositions`] does.
+    pub fn vertex_points(&self) -> Option<(&[u32], usize)> {
+        match (&self.shared_positions, &self.point_skin) {
+            (Some(shared), _) => Some((&shared.of_vertex, shared.points as usize)),
+            (None, Some(skin)) => Some((&skin.vertex_points, skin.weights.points())),
+            (None, None) => None,
+        }
+    }
+
     /// Number of faces.
     pub fn face_count(&self) -> usize {
         self.face_sizes.len()

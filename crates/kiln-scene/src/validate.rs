@@ -939,6 +939,26 @@ mod tests {
     }
 
     #[test]
+    fn vertex_points_are_the_shared_positions_else_the_skins() {
+        use crate::{PointSkin, PointWeights, SharedPositions};
+        let mut m = triangle();
+        assert_eq!(m.vertex_points(), None);
+        m.point_skin = Some(PointSkin {
+            vertex_points: vec![5, 0, 5],
+            weights: alloc::sync::Arc::new(PointWeights {
+                starts: vec![0; 7],
+                weights: vec![],
+            }),
+        });
+        assert_eq!(m.vertex_points(), Some((&[5, 0, 5][..], 6)));
+        m.shared_positions = Some(SharedPositions {
+            of_vertex: vec![0, 1, 0],
+            points: 2,
+        });
+        assert_eq!(m.vertex_points(), Some((&[0, 1, 0][..], 2)));
+    }
+
+    #[test]
     fn shared_positions_are_checked_against_their_mesh() {
         let check = |of_vertex: Vec<u32>, points: u32| {
             let mut m = triangle();
