@@ -77,12 +77,8 @@ fn calc_mesh_tangents(mesh: &mut Mesh) -> Option<String> {
     } else {
         None
     };
-    let mut frames = Frames {
-        base: 0,
-        tang,
-        bitang,
-        done,
-    };
+    let (mut tang, mut bitang, mut done) = (tang, bitang, done);
+    let mut frames = Frames::new(0, &mut tang, &mut bitang, &mut done);
     match &search {
         Search::Points(points) => points.smooth(&mesh.normals, &mut frames),
         Search::Vertices(grid) => smooth_by_vertex(
@@ -93,8 +89,8 @@ fn calc_mesh_tangents(mesh: &mut Mesh) -> Option<String> {
             &mut frames,
         ),
     }
-    mesh.tangents = frames.tang;
-    mesh.bitangents = frames.bitang;
+    mesh.tangents = tang;
+    mesh.bitangents = bitang;
     warning
 }
 
@@ -116,14 +112,9 @@ impl<'m> Search<'m> {
         if !(eps.is_finite() && eps > 0.0) {
             return (eps, Search::Vertices(None));
         }
-        // The importer's shared positions, or a per-point skin's points (which a skinned
-        // part has instead: the same vertices share a point in both).
-        let points = match (&mesh.shared_positions, &mesh.point_skin) {
-            (Some(shared), _) => Some((&shared.of_vertex[..], shared.points as usize)),
-            (None, Some(skin)) => Some((&skin.vertex_points[..], skin.weights.points())),
-            (None, None) => None,
-        };
-        if let Some(grid) = points.and_then(|(of_vertex, n)| PointGrid::new(pos, of_vertex, n, eps))
+        if let Some(grid) = mesh
+            .vertex_points()
+            .and_then(|(of_vertex, n)| PointGrid::new(pos, of_vertex, n, eps))
         {
             return (eps, Search::Points(grid));
         }
@@ -131,34 +122,54 @@ impl<'m> Search<'m> {
     }
 }
 
-/// Assimp's thresholds for step 2: the normals' dot product and the tangents' and
-/// bitangents'.
-fn thresholds() -> (f32, f32) {
-    // AI_DEG_TO_RAD(45.f), spelled as Assimp spells it.
-    #[allow(clippy::excessive_precision)]
-    let limit = (45.0f32 * 0.017_453_292_5f32).cos();
-    (0.9999, limit)
-}
-
 /// Step 1's frames of the vertices from `base` on, and which of them are done: the whole
-/// mesh's, or one run's of them when runs are smoothed side by side.
-struct Frames<T, B> {
+/// mesh's, or one run's of them when runs are smoothed side by side; with Assimp's
+/// thresholds for step 2.
+struct Frames<'f> {
     base: usize,
-    tang: T,
-    bitang: T,
-    done: B,
+    tang: &'f mut [Vec3],
+    bitang: &'f mut [Vec3],
+    done: &'f mut [bool],
+    /// The normals' least dot product.
+    angle_epsilon: f32,
+    /// The tangents' and bitangents' least dot product.
+    limit: f32,
 }
 
-impl<T: AsMut<[Vec3]> + AsRef<[Vec3]>, B: AsMut<[bool]> + AsRef<[bool]>> Frames<T, B> {
+impl<'f> Frames<'f> {
+    fn new(
+        base: usize,
+        tang: &'f mut [Vec3],
+        bitang: &'f mut [Vec3],
+        done: &'f mut [bool],
+    ) -> Self {
+        // AI_DEG_TO_RAD(45.f), spelled as Assimp spells it.
+        #[allow(clippy::excessive_precision)]
+        let limit = (45.0f32 * 0.017_453_292_5f32).cos();
+        Frames {
+            base,
+            tang,
+            bitang,
+            done,
+            angle_epsilon: 0.9999,
+            limit,
+        }
+    }
+
+    /// Whether vertex `a` of this run is done.
+    fn is_done(&self, a: usize) -> bool {
+        self.done[a - self.base]
+    }
+
     /// Step 2 for vertex `a` (not done), given the vertices closer than the epsilon in the
     /// order the vertex grid finds them (`a` among them unless the radius finds nothing):
     /// the group is `a`, then each of `found` not done and agreeing with `a`'s normal,
     /// tangent and bitangent, which are marked done; the group's sums, normalised, are
     /// written to all of them. Every vertex named lies in this run.
     fn smooth_vertex(&mut self, nor: &[Vec3], a: usize, found: &[u32], close: &mut Vec<u32>) {
-        let (angle_epsilon, limit) = thresholds();
+        let (angle_epsilon, limit) = (self.angle_epsilon, self.limit);
         let b = self.base;
-        let (tang, bitang, done) = (self.tang.as_mut(), self.bitang.as_mut(), self.done.as_mut());
+        let (tang, bitang, done) = (&mut *self.tang, &mut *self.bitang, &mut *self.done);
         let (orig_n, orig_t, orig_b) = (nor[a], tang[a - b], bitang[a - b]);
         close.clear();
         close.push(a as u32);
@@ -195,12 +206,12 @@ fn smooth_by_vertex(
     nor: &[Vec3],
     grid: Option<&PositionGrid>,
     eps: f32,
-    frames: &mut Frames<Vec<Vec3>, Vec<bool>>,
+    frames: &mut Frames<'_>,
 ) {
     let mut found: Vec<u32> = Vec::new();
     let mut close: Vec<u32> = Vec::new();
     for a in 0..pos.len() {
-        if frames.done[a] {
+        if frames.is_done(a) {
             continue;
         }
         match grid {
@@ -300,55 +311,49 @@ impl<'m> PointGrid<'m> {
     }
 
     /// Step 2 for the whole mesh: the vertex runs' lone points side by side, then the rest.
-    fn smooth(&self, nor: &[Vec3], frames: &mut Frames<Vec<Vec3>, Vec<bool>>) {
+    fn smooth(&self, nor: &[Vec3], frames: &mut Frames<'_>) {
         let nv = frames.tang.len();
-        let runs = crate::runs_for(nv);
-        let run = nv.div_ceil(runs).max(1);
-        let first = |k: usize| self.verts[self.start[k] as usize] as usize;
-        let smooth_run =
-            |base: usize, tang: &mut [Vec3], bitang: &mut [Vec3], done: &mut [bool]| {
-                let end = base + tang.len();
-                let mut run = Frames {
-                    base,
-                    tang,
-                    bitang,
-                    done,
-                };
-                // Points are numbered in order of first use: this run's start at `k0`.
-                let points = self.pos.len();
-                let k0 = partition_point(points, |k| first(k) < base);
-                let k1 = partition_point(points, |k| first(k) < end);
-                let mut close = Vec::new();
-                let mut later = Vec::new();
-                for k in k0..k1 {
-                    let vs = self.vertices(k);
-                    if vs.last().is_some_and(|&l| l as usize >= end)
-                        || self.grid.has_neighbour(&self.pos, k)
-                    {
-                        later.push(k as u32);
-                        continue;
-                    }
+        let run = nv.div_ceil(crate::runs_for(nv)).max(1);
+        // Points are numbered in order of first use: the first whose first vertex is at or
+        // past `v`.
+        let points = self.pos.len();
+        let from = |v: usize| {
+            self.start[..points].partition_point(|&s| (self.verts[s as usize] as usize) < v)
+        };
+        // Each run smooths its lone points whose vertices all lie in it, and gives back
+        // the points it leaves: those near another point, and lone ones that reach past it.
+        let smooth_run = |mut run: Frames<'_>| {
+            let end = run.base + run.tang.len();
+            let (mut close, mut near, mut across) = (Vec::new(), Vec::new(), Vec::new());
+            for k in from(run.base)..from(end) {
+                if self.grid.has_neighbour(&self.pos, k) {
+                    near.push(k as u32);
+                } else if self.vertices(k).last().is_some_and(|&l| l as usize >= end) {
+                    across.push(k as u32);
+                } else {
                     self.smooth_point(nor, &mut run, k, &mut close);
                 }
-                later
-            };
-        let later: Vec<u32> = split_runs(run, frames, smooth_run).concat();
-        // The points that are not alone in their run: the lone ones (their vertices in two
-        // runs) each on its own, the others vertex by vertex in vertex order.
-        let mut close = Vec::new();
-        let mut shared = Vec::new();
-        for &k in &later {
-            if self.grid.has_neighbour(&self.pos, k as usize) {
-                shared.extend_from_slice(self.vertices(k as usize));
-            } else {
-                self.smooth_point(nor, frames, k as usize, &mut close);
             }
+            (near, across)
+        };
+        let (near, across): (Vec<Vec<u32>>, Vec<Vec<u32>>) =
+            split_runs(run, frames, smooth_run).into_iter().unzip();
+        let mut close = Vec::new();
+        for &k in across.iter().flatten() {
+            self.smooth_point(nor, frames, k as usize, &mut close);
         }
+        // The near points' vertices one by one, in vertex order.
+        let mut shared: Vec<u32> = near
+            .iter()
+            .flatten()
+            .flat_map(|&k| self.vertices(k as usize))
+            .copied()
+            .collect();
         shared.sort_unstable();
         let mut found = Vec::new();
         for &a in &shared {
             let a = a as usize;
-            if frames.done[a] {
+            if frames.is_done(a) {
                 continue;
             }
             self.find(a, &mut found);
@@ -358,13 +363,7 @@ impl<'m> PointGrid<'m> {
 
     /// Step 2 for the vertices of lone point `k`, in order: each finds the point's vertices
     /// (or nothing, when the point is not finite or the radius finds nothing).
-    fn smooth_point<T: AsMut<[Vec3]> + AsRef<[Vec3]>, B: AsMut<[bool]> + AsRef<[bool]>>(
-        &self,
-        nor: &[Vec3],
-        frames: &mut Frames<T, B>,
-        k: usize,
-        close: &mut Vec<u32>,
-    ) {
+    fn smooth_point(&self, nor: &[Vec3], frames: &mut Frames<'_>, k: usize, close: &mut Vec<u32>) {
         let vs = self.vertices(k);
         let found = if self.pos[k].is_finite() && 0.0 < self.grid.radius_squared() {
             vs
@@ -372,7 +371,7 @@ impl<'m> PointGrid<'m> {
             &[]
         };
         for &a in vs {
-            if !frames.done.as_ref()[a as usize - frames.base] {
+            if !frames.is_done(a as usize) {
                 frames.smooth_vertex(nor, a as usize, found, close);
             }
         }
@@ -402,48 +401,31 @@ impl<'m> PointGrid<'m> {
     }
 }
 
-/// The first `k` in `0..n` for which `pred` is false (`pred` true then false along `0..n`).
-fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0, n);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if pred(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
-}
-
-/// `f(base, tang, bitang, done)` for each run of `run` vertices of `frames`, on rayon's pool
+/// `f` of each run of `run` vertices of `frames` (as frames of their own), on rayon's pool
 /// with the `parallel` feature; the results in run order.
 fn split_runs<R: Send>(
     run: usize,
-    frames: &mut Frames<Vec<Vec3>, Vec<bool>>,
-    f: impl Fn(usize, &mut [Vec3], &mut [Vec3], &mut [bool]) -> R + Sync + Send,
+    frames: &mut Frames<'_>,
+    f: impl Fn(Frames<'_>) -> R + Sync + Send,
 ) -> Vec<R> {
+    let of = |i: usize, ((t, b), d)| f(Frames::new(i * run, t, b, d));
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
         if frames.tang.len() > run {
-            return frames
-                .tang
-                .par_chunks_mut(run)
+            return (frames.tang.par_chunks_mut(run))
                 .zip(frames.bitang.par_chunks_mut(run))
                 .zip(frames.done.par_chunks_mut(run))
                 .enumerate()
-                .map(|(i, ((t, b), d))| f(i * run, t, b, d))
+                .map(|(i, chunks)| of(i, chunks))
                 .collect();
         }
     }
-    frames
-        .tang
-        .chunks_mut(run)
+    (frames.tang.chunks_mut(run))
         .zip(frames.bitang.chunks_mut(run))
         .zip(frames.done.chunks_mut(run))
         .enumerate()
-        .map(|(i, ((t, b), d))| f(i * run, t, b, d))
+        .map(|(i, chunks)| of(i, chunks))
         .collect()
 }
 
