@@ -471,6 +471,10 @@ fn mesh_attributes(
         };
         (normals, tangents, bitangents)
     };
+    let shared_positions = || {
+        let of_vertex = shared.then(|| point_of_vertices(geo, pk))?;
+        kiln_scene::SharedPositions::numbered(of_vertex, geo.control_points, &mut Vec::new())
+    };
     let channels = || -> (Vec<UvChannel>, Vec<Vec<Vec4>>) {
         let uvs = geo.uvs[..geo.uv_count()]
             .iter()
@@ -491,21 +495,7 @@ fn mesh_attributes(
         ((positions, shared_positions), (face_sizes, indices, bits)),
         ((normals, tangents, bitangents), (uv_channels, color_channels)),
     ) = par::join(
-        || {
-            par::join(
-                || {
-                    let shared = shared.then(|| point_of_vertices(geo, pk)).and_then(|p| {
-                        kiln_scene::SharedPositions::numbered(
-                            p,
-                            geo.control_points,
-                            &mut Vec::new(),
-                        )
-                    });
-                    (positions(), shared)
-                },
-                faces,
-            )
-        },
+        || par::join(|| (positions(), shared_positions()), faces),
         || par::join(normals, channels),
     );
     Mesh {
