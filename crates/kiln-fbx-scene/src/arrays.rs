@@ -51,6 +51,7 @@ const BULK: &[&str] = &[
 
 /// One compressed array, decoded up front: floats as `f32` (an `f64` array converted while
 /// it inflates), integers in their own width.
+#[derive(Clone)]
 enum Bulk {
     F32(Vec<f32>),
     I32(Vec<i32>),
@@ -71,10 +72,20 @@ enum Slot {
 
 /// The document's compressed bulk arrays, decoded by helper threads while the conversion
 /// runs and handed out once each (empty without the `parallel` feature).
+///
+/// Arrays with the same type, length and stream bytes are decoded once: exporters write
+/// many such (every curve of a baked clip has the same key times: the 900 `KeyTime` arrays
+/// of a 100-bone clip are one stream written 900 times, and constant channels repeat their
+/// values), and the same bytes inflate to the same numbers.
 #[derive(Default)]
 pub struct Inflated<'a> {
+    /// Each distinct compressed array once.
     arrays: Vec<Array<'a>>,
     slots: Vec<Mutex<Slot>>,
+    /// How many of the document's arrays each distinct one stands for that are not taken
+    /// yet: the last to be taken gets the decoded array, the others a copy.
+    left: Vec<AtomicUsize>,
+    /// A document array's stream address to its distinct array.
     by_key: HashMap<usize, usize>,
     /// The order helpers take arrays in: geometry, then clusters, then curves from the last.
     order: Vec<usize>,
@@ -96,6 +107,38 @@ fn key(a: &Array<'_>) -> Option<usize> {
     match a.encoding() {
         ArrayEncoding::Zlib(s) => Some(s.as_ptr() as usize),
         _ => None,
+    }
+}
+
+/// A compressed array compared by what it decodes to: its type, its length and its stream's
+/// bytes. The hash reads the stream's last 8 bytes only (they end with the Adler-32 of the
+/// decoded bytes), so listing the arrays reads no stream whole; equality compares them all.
+struct Same<'a>(Array<'a>);
+
+impl Same<'_> {
+    fn stream(&self) -> &[u8] {
+        match self.0.encoding() {
+            ArrayEncoding::Zlib(s) => s,
+            _ => &[],
+        }
+    }
+}
+
+impl PartialEq for Same<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.ty() == other.0.ty()
+            && self.0.len() == other.0.len()
+            && self.stream() == other.stream()
+    }
+}
+
+impl Eq for Same<'_> {}
+
+impl std::hash::Hash for Same<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let s = self.stream();
+        (self.0.ty(), self.0.len(), s.len()).hash(h);
+        s[s.len().saturating_sub(8)..].hash(h);
     }
 }
 
@@ -414,18 +457,30 @@ impl<'a> Inflated<'a> {
             })
             .filter(|(_, a)| a.is_compressed())
             .collect();
+        // Each distinct array once, in document order; `by_key` sends every copy to it.
+        let mut distinct: HashMap<Same<'a>, usize> = HashMap::new();
+        let mut arrays: Vec<Array<'a>> = Vec::new();
+        let mut ranks: Vec<u8> = Vec::new();
+        let mut uses: Vec<usize> = Vec::new();
+        let mut by_key = HashMap::with_capacity(found.len());
+        for (rank, a) in found {
+            let Some(k) = key(&a) else { continue };
+            let i = *distinct.entry(Same(a)).or_insert_with(|| {
+                arrays.push(a);
+                ranks.push(rank);
+                uses.push(0);
+                arrays.len() - 1
+            });
+            uses[i] += 1;
+            by_key.insert(k, i);
+        }
         // Helpers start with what the conversion needs after the animation (which it reads
         // first, claiming its own curves): geometry, clusters, then curves from the end.
-        let arrays: Vec<Array<'a>> = found.iter().map(|(_, a)| *a).collect();
-        let mut order: Vec<usize> = (0..found.len()).collect();
-        order.sort_by_key(|&i| (found[i].0, if found[i].0 == 2 { usize::MAX - i } else { i }));
-        let by_key = arrays
-            .iter()
-            .enumerate()
-            .filter_map(|(i, a)| Some((key(a)?, i)))
-            .collect();
+        let mut order: Vec<usize> = (0..arrays.len()).collect();
+        order.sort_by_key(|&i| (ranks[i], if ranks[i] == 2 { usize::MAX - i } else { i }));
         Inflated {
             slots: arrays.iter().map(|_| Mutex::new(Slot::Pending)).collect(),
+            left: uses.into_iter().map(AtomicUsize::new).collect(),
             arrays,
             by_key,
             order,
@@ -480,16 +535,29 @@ impl<'a> Inflated<'a> {
 
     /// The decoded array of `node`: decodes it here when no helper has started it; while a
     /// helper is on it, decodes the next pending arrays meanwhile (as a helper would), and
-    /// waits only when there are none; `None` when it was handed out already or failed.
+    /// waits only when there are none; `None` when it was handed out already or failed. The
+    /// last of the arrays that share a stream takes the decoded array, the others a copy.
     fn take(&self, node: &Node<'_, '_>) -> Option<Bulk> {
         let a = array_of(node)?;
         let &i = self.by_key.get(&key(&a)?)?;
+        let left = self.left[i]
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .ok()?;
+        let last = left == 1;
         loop {
             let mut slot = self.slots[i].lock().ok()?;
             match std::mem::replace(&mut *slot, Slot::Gone) {
-                Slot::Pending => {
+                Slot::Pending if last => {
                     drop(slot);
                     return decode(&a);
+                }
+                Slot::Pending => {
+                    *slot = Slot::Running;
+                    drop(slot);
+                    let bulk = decode(&a);
+                    *self.slots[i].lock().ok()? = Slot::Done(bulk.clone());
+                    self.done.notify_all();
+                    return bulk;
                 }
                 Slot::Running => {
                     *slot = Slot::Running;
@@ -501,7 +569,11 @@ impl<'a> Inflated<'a> {
                         }
                     }
                 }
-                Slot::Done(bulk) => return bulk,
+                Slot::Done(bulk) if last => return bulk,
+                Slot::Done(bulk) => {
+                    *slot = Slot::Done(bulk.clone());
+                    return bulk;
+                }
                 Slot::Gone => return None,
             }
         }
@@ -566,6 +638,45 @@ impl<'a> Inflated<'a> {
 mod tests {
     use super::*;
     use kiln_fbx::{OwnedNode, OwnedValue, WriteOptions, write_binary};
+
+    /// Arrays with the same stream are decoded once and each handed out once, whether a
+    /// helper decoded them first or the reader does; a different array of the same length
+    /// and type, or the same bytes as another type, stays apart.
+    #[test]
+    fn arrays_with_one_stream_are_decoded_once_and_each_handed_out() {
+        let times: Vec<i64> = (0..300).map(|i| i * 1_539_538_600).collect();
+        let other: Vec<i64> = (0..300).map(|i| i * 7).collect();
+        let nodes = [
+            OwnedNode::new("KeyTime").with(OwnedValue::I64Array(times.clone())),
+            OwnedNode::new("KeyTime").with(OwnedValue::I64Array(other.clone())),
+            OwnedNode::new("KeyTime").with(OwnedValue::I64Array(times.clone())),
+            OwnedNode::new("KeyTime").with(OwnedValue::I64Array(times.clone())),
+            // The same bytes as `times`, as doubles.
+            OwnedNode::new("KeyValueFloat").with(OwnedValue::F64Array(
+                times.iter().map(|&t| f64::from_bits(t as u64)).collect(),
+            )),
+        ];
+        let bytes = write_binary(&nodes, &WriteOptions::V7400.compressed()).unwrap();
+        let doc = Document::parse(&bytes).unwrap();
+        let read: Vec<Node<'_, '_>> = doc.nodes().collect();
+        for helpers_first in [false, true] {
+            let inflated = Inflated::new(&doc);
+            assert_eq!(inflated.arrays.len(), 3);
+            if helpers_first {
+                inflated.work();
+            }
+            // Out of document order: the last copy first.
+            for (k, want) in [(3, &times), (0, &times), (1, &other), (2, &times)] {
+                assert_eq!(inflated.i64s(&read[k]).unwrap(), *want, "array {k}");
+            }
+            let f = inflated.floats(&read[4]).unwrap().into_vec();
+            assert_eq!(f.len(), 300);
+            assert_eq!(f[1], f64::from_bits(times[1] as u64) as f32);
+            // Every copy is handed out once: another take finds nothing.
+            assert!(inflated.take(&read[0]).is_none());
+            assert!(inflated.take(&read[3]).is_none());
+        }
+    }
 
     /// The fast path against `kiln_fbx`'s decoder, on every array type, and its refusals.
     #[test]
