@@ -1407,8 +1407,11 @@ fn commit(
                 return Ok(());
             }
             if let (MeshStream::KilnPlanned(_), Some(p)) = (&mesh, &mut pending) {
-                mesh.write_planned_to(p, f)?;
-                digest = hash_file(f)?;
+                // Hashed as it is written, its checksum (written last) put in at the end.
+                digest = match mesh.write_planned_to(p, f)? {
+                    (_, Some(hash)) => (f.metadata()?.len(), hash),
+                    (_, None) => hash_file(f)?,
+                };
                 return Ok(());
             }
             let mut w = HashingWriter {
@@ -1640,7 +1643,8 @@ fn write_kiln_mesh(
     Ok((file.len() as u64, hash))
 }
 
-/// The size and content hash of the file `f` as it is now (read back from its start).
+/// The size and content hash of the file `f` as it is now (read back from its start): for a
+/// planned `.mesh` too short for the hash taken while it is written (never one kiln makes).
 fn hash_file(f: &mut fs::File) -> std::io::Result<(u64, u128)> {
     use std::io::{Read, Seek, SeekFrom};
     f.seek(SeekFrom::Start(0))?;

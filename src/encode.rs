@@ -103,13 +103,14 @@ impl MeshStream {
     }
 
     /// Writes a planned kiln-layout mesh into `out` (an empty file) in file order, each vertex
-    /// stream built by `pending` a run at a time (`kiln::MeshPlan::write_streams`); gives the
-    /// file's checksum. Any other mesh is refused (`InvalidInput`): it has its own writers.
+    /// stream built by `pending` a run at a time (`kiln::MeshPlan::write_streams_hashed`);
+    /// gives the file's checksum and its XXH3-128 (`None` only for a file of 240 bytes or
+    /// fewer). Any other mesh is refused (`InvalidInput`): it has its own writers.
     pub(crate) fn write_planned_to(
         &self,
         pending: &mut kiln_extract::PendingVertices,
         out: &mut (impl std::io::Read + std::io::Write + std::io::Seek + Send),
-    ) -> std::io::Result<u64> {
+    ) -> std::io::Result<(u64, Option<u128>)> {
         let MeshStream::KilnPlanned(plan) = self else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -117,8 +118,8 @@ impl MeshStream {
             ));
         };
         // Stream by stream in file order, each built straight from the scene's arrays: no
-        // vertex structs, no writes at scattered offsets, and the checksum hashed on the way.
-        plan.write_streams(pending, out)
+        // vertex structs, no writes at scattered offsets, and both hashes on the way.
+        plan.write_streams_hashed(pending, out)
     }
 
     /// [`MeshStream::write_to`] of a classic mesh whose parts' vertices `pending` builds
@@ -554,8 +555,9 @@ mod tests {
         // Written only from its pending vertices.
         assert!(mesh_lean.write_to(&lean, &mut Vec::new()).is_err());
         let mut file = std::io::Cursor::new(Vec::new());
-        let sum = mesh_lean.write_planned_to(&mut pending, &mut file).unwrap();
+        let (sum, hash) = mesh_lean.write_planned_to(&mut pending, &mut file).unwrap();
         assert_eq!(sum, kiln_format::kiln::checksum(&want_kiln));
+        assert_eq!(hash, Some(xxhash_rust::xxh3::xxh3_128(&want_kiln)));
         assert!(
             file.into_inner() == want_kiln,
             "the planned kiln .mesh differs"

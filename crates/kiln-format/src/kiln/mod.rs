@@ -14,6 +14,7 @@
 //! Only on little-endian targets (the views are casts of the file's bytes).
 
 mod error;
+pub mod file_hash;
 pub mod quantize;
 pub mod spec;
 mod view;

@@ -522,24 +522,55 @@ impl MeshPlan {
         source: &mut S,
         out: &mut (impl std::io::Write + std::io::Seek + Send),
     ) -> std::io::Result<u64> {
+        self.write_streams_with(source, out, None)
+    }
+
+    /// [`MeshPlan::write_streams`], and the XXH3-128 of the whole file as written (checksum
+    /// included), hashed on the way too ([`PatchedXxh3`](super::file_hash::PatchedXxh3)):
+    /// what a manifest records, without reading the file back. `None` for the hash of a file
+    /// of 240 bytes or fewer (never a `.mesh`: its header and table are longer).
+    #[cfg(feature = "std")]
+    pub fn write_streams_hashed<S: StreamSource>(
+        &self,
+        source: &mut S,
+        out: &mut (impl std::io::Write + std::io::Seek + Send),
+    ) -> std::io::Result<(u64, Option<u128>)> {
+        let mut file = super::file_hash::PatchedXxh3::new();
+        let sum = self.write_streams_with(source, out, Some(&mut file))?;
+        Ok((sum, file.finish(sum.to_le_bytes())))
+    }
+
+    #[cfg(feature = "std")]
+    fn write_streams_with<S: StreamSource>(
+        &self,
+        source: &mut S,
+        out: &mut (impl std::io::Write + std::io::Seek + Send),
+        file_hash: Option<&mut super::file_hash::PatchedXxh3>,
+    ) -> std::io::Result<u64> {
         use std::io::{Error, ErrorKind, SeekFrom};
+        const _: () = assert!(CHECKSUM_OFFSET == 8, "PatchedXxh3 patches bytes 8..16");
         /// Vertices a run: 1 MiB of floats for the widest attribute.
         const RUN: usize = 1 << 16;
         /// A run of at least this many vertices is built on another thread beside the last
         /// one's write.
         const BESIDE: usize = 1 << 13;
-        /// What is written, hashed from the checksum's start, and counted.
-        struct Hashed<'w, W> {
+        /// What is written, hashed from the checksum's start (and whole, when asked), and
+        /// counted.
+        struct Hashed<'w, 'h, W> {
             out: &'w mut W,
             hasher: xxhash_rust::xxh3::Xxh3Default,
+            file: Option<&'h mut super::file_hash::PatchedXxh3>,
             at: usize,
             joints: Vec<u16>,
         }
-        impl<W: std::io::Write> Hashed<'_, W> {
+        impl<W: std::io::Write> Hashed<'_, '_, W> {
             fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
                 self.out.write_all(bytes)?;
                 let skip = CHECKSUM_START.saturating_sub(self.at).min(bytes.len());
                 self.hasher.update(&bytes[skip..]);
+                if let Some(file) = self.file.as_deref_mut() {
+                    file.update(bytes);
+                }
                 self.at += bytes.len();
                 Ok(())
             }
@@ -582,6 +613,7 @@ impl MeshPlan {
         let mut file = Hashed {
             out: &mut *out,
             hasher: xxhash_rust::xxh3::Xxh3Default::new(),
+            file: file_hash,
             at: 0,
             joints: Vec::new(),
         };
