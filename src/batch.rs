@@ -17,8 +17,9 @@
 //! Every file is written under a temporary name and renamed. A failed input leaves no output of
 //! its own behind, neither new nor from an earlier run (a build must not pick up stale files);
 //! outputs shared with other inputs (a texture two models use) stay. An input converted again
-//! moves its earlier `.mesh` aside before it imports and unlinks it on a thread of its own
-//! (`discard_old_mesh`), so that freeing a large file is not part of the commit.
+//! moves its earlier `.mesh` aside before it imports (`discard_old_mesh`) and unlinks it on a
+//! thread of its own beside the commit's writes, so that freeing a large file is not part of
+//! the commit's rename.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -863,15 +864,7 @@ fn convert_one(
     // The heavy part runs outside the turn, on as many threads as there are jobs.
     let mut discarded = None;
     let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        prepare(
-            job,
-            options,
-            record,
-            old.as_ref(),
-            &out_dir,
-            &shared.discards,
-            &mut discarded,
-        )
+        prepare(job, options, record, old.as_ref(), &out_dir, &mut discarded)
     }))
     .unwrap_or_else(|panic| {
         Err(Error::Internal(panic_text(&panic)).with_path(job.input.display()))
@@ -880,6 +873,11 @@ fn convert_one(
         Input::File(p) => fs::metadata(p).map_or(0, |m| m.len()),
         Input::Stdin { bytes, .. } => bytes.len() as u64,
     };
+    // The earlier `.mesh`, moved aside before the import, is unlinked now, beside the
+    // writes: the import keeps every core busy, the writes leave a third of them idle.
+    if let Some((_, aside)) = &discarded {
+        shared.discards.unlink(aside.clone());
+    }
     shared.in_turn(position, |state| {
         let me = job.input.display();
         let manifest_name = format!("{}{SUFFIX}", job.name());
@@ -906,7 +904,7 @@ fn convert_one(
             for (path, _) in std::mem::take(&mut row.outputs) {
                 let _ = fs::remove_file(&path);
             }
-            row.removed.extend(discarded.take());
+            row.removed.extend(discarded.take().map(|(path, _)| path));
             if let Some(old) = &old {
                 remove_outputs(state, &out_dir, &me, &manifest_name, old, &[], &mut row);
                 if fs::remove_file(&manifest_path).is_ok() {
@@ -951,8 +949,7 @@ fn prepare(
     record: &OptionsRecord,
     old: Option<&Manifest>,
     out_dir: &Path,
-    discards: &Discards,
-    discarded: &mut Option<PathBuf>,
+    discarded: &mut Option<(PathBuf, PathBuf)>,
 ) -> Result<Step> {
     let mut recorder = Recorder {
         reads: Vec::new(),
@@ -999,13 +996,7 @@ fn prepare(
         }
     }
     if let Some(old) = old {
-        *discarded = discard_old_mesh(
-            job,
-            old,
-            out_dir,
-            &job.manifest_path(&options.out),
-            discards,
-        );
+        *discarded = discard_old_mesh(job, old, out_dir, &job.manifest_path(&options.out));
     }
     let scene = import_bytes_for_engine(&path, &bytes, format, &mut recorder)?;
     drop(bytes);
@@ -1074,20 +1065,21 @@ fn prepare(
 }
 
 /// Moves the `.mesh` an earlier run wrote (as `old` records it, unchanged since: its recorded
-/// size and not newer than its manifest) out of the way before the conversion, and unlinks it
-/// on a thread of its own; returns its path when it did. This conversion writes that name again
-/// or, failing, removes it, so it goes either way; what moving it early saves is the unlink
-/// inside the commit's rename: freeing a large file's pages and blocks takes ~30 ms per 60 MB
-/// on ext4, which now overlaps the import instead of delaying the end (measured in
-/// `docs/performance.md`). The name is the job's own (`plan` refuses two inputs with one
+/// size and not newer than its manifest) out of the way before the conversion; returns its
+/// path and where it went, which the caller unlinks on a thread of its own once the import is
+/// done (beside the writes, which leave a core idle a third of the time; the import keeps
+/// both busy: at 400k triangles into tmpfs, paired wall 0.967 against the unlink beside the
+/// import, the same on ext4). This conversion writes that name again or, failing, removes it,
+/// so it goes either way; what moving it early saves is the unlink inside the commit's
+/// rename: freeing a large file's pages and blocks takes ~30 ms per 60 MB on ext4 (measured
+/// in `docs/performance.md`). The name is the job's own (`plan` refuses two inputs with one
 /// stem), so no other input's output can be taken.
 fn discard_old_mesh(
     job: &Job,
     old: &Manifest,
     out_dir: &Path,
     manifest_path: &Path,
-    discards: &Discards,
-) -> Option<PathBuf> {
+) -> Option<(PathBuf, PathBuf)> {
     let file = mesh_file_name_of(&job.name());
     let record = old
         .outputs
@@ -1103,8 +1095,7 @@ fn discard_old_mesh(
     }
     let aside = out_dir.join(format!(".{file}.{}.old", std::process::id()));
     fs::rename(&path, &aside).ok()?;
-    discards.unlink(aside);
-    Some(path)
+    Some((path, aside))
 }
 
 /// The threads unlinking files moved aside. A batch that converts thousands of inputs again
