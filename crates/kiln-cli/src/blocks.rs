@@ -14,11 +14,18 @@
 //! stays cached, a larger one grows the largest with `mremap`, which moves pages rather than
 //! copying them. On the 400k-triangle model the peak resident set falls from about 156 to 127
 //! MiB and the wall time by 4-6 % (paired); without the cache, 124 MiB but 5 % slower (65k
-//! page faults against 50k). A fresh mapping of 2 MiB or more starts on a 2 MiB boundary and
-//! asks for transparent huge pages (`MADV_HUGEPAGE`; the kernel's default policy on most
-//! distributions is to give them only when asked), so that its first touch faults once per 2
-//! MiB instead of once per 4 KiB: page faults 50k to 28-32k, wall 0.91 (paired), peak within
-//! 1 MiB.
+//! page faults against 50k). Fresh mappings do not ask for transparent huge pages. From stop
+//! 27 to 33 those of 2 MiB or more did (`MADV_HUGEPAGE`, on a 2 MiB boundary): a fault per 2
+//! MiB instead of per 4 KiB, page faults 50k to 28-32k, wall 0.91 paired on a quiet machine.
+//! But on a virtual machine that hands freed memory back to its host (virtio-balloon's free
+//! page reporting, which reports free blocks of 2 MiB and more), a huge page is most often
+//! such a block, and the host fills it again on the first touch: right after another process
+//! freed a few hundred MB (Assimp, in the benchmark that alternates the commands), a 400k
+//! conversion took 0.26-0.48 s instead of 0.19-0.22, its system time 0.17-0.39 s against
+//! 0.12, in four runs of six; with 4 KiB pages, 0.21-0.23 every time. In the alternating
+//! benchmark, stop 34: 800k classic 0.338-0.347 s against 0.429-0.447 with huge pages, kiln
+//! layout 0.379-0.457 against 0.466-0.534, 400k within the noise or better, 50k the same;
+//! alone and quiet, 400k was 5 % faster with them (paired).
 //! `docs/performance.md` has the measurements. No allocator crate does this
 //! without C (jemalloc, mimalloc and snmalloc are C or C++); the pure-Rust ones serve
 //! `no_std` and WebAssembly targets from one region and would hold holes just as glibc does.
@@ -238,34 +245,10 @@ unsafe impl GlobalAlloc for Blocks {
 
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod sys {
-    /// The size of a transparent huge page on x86-64 and of the usual arm64 one.
-    pub const HUGE: usize = 2 << 20;
-
-    /// A fresh private anonymous read-write mapping of `len` bytes; from `HUGE` on it starts on
-    /// a `HUGE` boundary and is advised to use huge pages (the scene's per-mesh arrays of a
-    /// large model are a little over 2 MiB: at 400k triangles, 188k vertices of 12 bytes).
+    /// A fresh private anonymous read-write mapping of `len` bytes where the kernel puts it,
+    /// with the kernel's default huge-page policy (see the module's documentation for why it
+    /// does not ask for huge pages).
     pub fn map(len: usize) -> Option<usize> {
-        if len >= HUGE {
-            // Mapped `HUGE` longer, then trimmed to the aligned part.
-            let whole = plain(len + HUGE)?;
-            let start = (whole + HUGE - 1) & !(HUGE - 1);
-            if start > whole {
-                unmap(whole, start - whole);
-            }
-            let end = whole + len + HUGE;
-            if end > start + len {
-                unmap(start + len, end - (start + len));
-            }
-            // SAFETY: advice on a mapping this allocator just made; it changes no contents.
-            // Refused (no THP in this kernel), it changes nothing and is ignored.
-            unsafe { libc::madvise(start as *mut _, len, libc::MADV_HUGEPAGE) };
-            return Some(start);
-        }
-        plain(len)
-    }
-
-    /// A fresh mapping of `len` bytes where the kernel puts it.
-    fn plain(len: usize) -> Option<usize> {
         // SAFETY: a new anonymous mapping at an address of the kernel's choosing touches no
         // existing memory.
         let p = unsafe {
@@ -377,8 +360,7 @@ mod tests {
         unsafe {
             let p = b.alloc(big);
             assert!(!p.is_null());
-            // Fresh and over 2 MiB: on a huge-page boundary.
-            assert_eq!(p as usize % sys::HUGE, 0);
+            assert_eq!(p as usize % PAGE, 0);
             fill(p, big.size(), 7);
             b.dealloc(p, big);
             assert_eq!(cached(&b), (1, 4 << 20));
