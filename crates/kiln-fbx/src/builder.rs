@@ -44,14 +44,11 @@ pub(crate) struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     pub(crate) fn new(input_len: usize) -> Self {
-        // A guess that an ASCII file or a binary one of few arrays outgrows (about 60 bytes
-        // a node and 25 a property there), so that a binary file whose bytes are mostly
-        // arrays does not reserve for nodes it does not have: a generated 3.5 MB export has
-        // 12,478 nodes and 25,691 properties (280 and 140 bytes each), where 60 and 25 bytes
-        // reserved 6.6 MB for 1.5 MB of records. Growing costs a copy of what is there.
+        // A guess from typical files (about 60 bytes a node, 25 a property), capped so
+        // that a large file of arrays does not reserve for nodes it does not have.
         Builder {
-            nodes: Vec::with_capacity((input_len / 256).min(1 << 16)),
-            props: Vec::with_capacity((input_len / 128).min(1 << 17)),
+            nodes: Vec::with_capacity((input_len / 64).min(1 << 16)),
+            props: Vec::with_capacity((input_len / 32).min(1 << 17)),
         }
     }
 
