@@ -886,7 +886,57 @@ impl<'a> PartSource<'a> {
                 o.copy_from_slice(&f(start + i));
             }
         }
+        /// `out` from `src[start..]`, each element's floats by `f`; `false` (nothing written)
+        /// when `src` does not hold every vertex `out` asks for.
+        fn copy<T, const N: usize>(
+            out: &mut [f32],
+            start: usize,
+            src: &[T],
+            f: impl Fn(&T) -> [f32; N],
+        ) -> bool {
+            let Some(src) = src.get(start..start + out.len() / N) else {
+                return false;
+            };
+            for (o, v) in out.chunks_exact_mut(N).zip(src) {
+                o.copy_from_slice(&f(v));
+            }
+            true
+        }
         let mesh = self.mesh;
+        // The straight loops first: a run of a part's vertices is a slice of its mesh's
+        // arrays (of its points' blends), copied without a call or a bounds check a vertex;
+        // the blends were a third of the kiln layout's write, built on one thread while the
+        // others waited. What is past the arrays takes the vertex-at-a-time path below.
+        let done = match attribute {
+            Attribute::Position => copy(out, start, &mesh.positions, |v| v.to_array()),
+            Attribute::Normal => copy(out, start, &mesh.normals, |v| v.to_array()),
+            Attribute::Tangent => copy(out, start, &mesh.tangents, |v| v.to_array()),
+            Attribute::Uv => self
+                .uv
+                .is_some_and(|c| copy(out, start, &c.coords, |t| [t.x, t.y])),
+            Attribute::BlendIndices | Attribute::BlendWeights => {
+                let weights = attribute == Attribute::BlendWeights;
+                let pick = |b: &Blend| if weights { b.1 } else { b.0 };
+                match self.influences {
+                    Influences::Rigid => {
+                        let rigid = pick(&self.rigid);
+                        out.chunks_exact_mut(4)
+                            .for_each(|o| o.copy_from_slice(&rigid));
+                        true
+                    }
+                    Influences::Points { of_vertex, table } => {
+                        copy(out, start, of_vertex, |&k| match table.get(k as usize) {
+                            Some(Some(b)) => pick(b),
+                            _ => pick(&self.rigid),
+                        })
+                    }
+                    Influences::Table(_) => false,
+                }
+            }
+        };
+        if done {
+            return;
+        }
         match attribute {
             Attribute::Position => each(out, start, |i| v3(mesh.positions.get(i))),
             Attribute::Normal => each(out, start, |i| v3(mesh.normals.get(i))),
