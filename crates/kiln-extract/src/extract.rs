@@ -1386,6 +1386,97 @@ mod tests {
         }
     }
 
+    /// The skinned scene with its skin per control point (vertex `v` made from point `v`, the
+    /// last vertex from none) and every attribute on its meshes.
+    fn point_skinned_scene() -> Scene {
+        let mut s = skinned_scene();
+        for m in &mut s.meshes {
+            let n = m.positions.len();
+            m.normals = (0..n).map(|i| Vec3::new(0.0, 1.0, i as f32)).collect();
+            m.tangents = (0..n).map(|i| Vec3::new(1.0, i as f32, 0.0)).collect();
+            m.uv_channels = vec![UvChannel {
+                components: 2,
+                coords: (0..n).map(|i| Vec3::new(i as f32, 0.5, 0.0)).collect(),
+                name: String::new(),
+            }];
+        }
+        let m = &mut s.meshes[0];
+        let mut starts = vec![0u32];
+        let mut weights = Vec::new();
+        for p in 0..m.positions.len() as u32 - 1 {
+            for (b, bone) in m.bones.iter().enumerate() {
+                weights.extend(
+                    bone.weights
+                        .iter()
+                        .filter(|w| w.vertex == p)
+                        .map(|w| (b as u32, w.weight)),
+                );
+            }
+            starts.push(weights.len() as u32);
+        }
+        let mut vertex_points: Vec<u32> = (0..m.positions.len() as u32 - 1).collect();
+        vertex_points.push(u32::MAX);
+        m.point_skin = Some(kiln_scene::PointSkin {
+            vertex_points,
+            weights: alloc::sync::Arc::new(kiln_scene::PointWeights { starts, weights }),
+        });
+        s
+    }
+
+    /// Each attribute of the pending vertices, built in runs of any length as the kiln
+    /// layout's writer builds its streams, is that field of the vertices `fill` builds, for
+    /// rigid parts, skins per vertex and per point, and meshes with and without normals,
+    /// tangents and UVs.
+    #[test]
+    fn pending_attributes_in_runs_are_the_vertices_fields() {
+        for s in [scene(), skinned_scene(), point_skinned_scene()] {
+            let mut d = s.clone();
+            let (_, pending) = extract_pending(&mut d);
+            assert!(pending.parts() >= 1);
+            for k in 0..pending.parts() {
+                let n = pending.len(k);
+                let mut vertices = vec![Vertex::default(); n];
+                pending.fill(k, 0, &mut vertices);
+                for attribute in [
+                    Attribute::Position,
+                    Attribute::Normal,
+                    Attribute::Tangent,
+                    Attribute::Uv,
+                    Attribute::BlendIndices,
+                    Attribute::BlendWeights,
+                ] {
+                    let w = attribute.width();
+                    let want: Vec<f32> = vertices
+                        .iter()
+                        .flat_map(|v| attribute.of(v).to_vec())
+                        .collect();
+                    for run in [1, 2, 5, 1000] {
+                        let mut got = vec![f32::NAN; n * w];
+                        for start in (0..n).step_by(run) {
+                            let end = (start + run).min(n);
+                            let wrote = pending.fill_attribute(
+                                k,
+                                start,
+                                attribute,
+                                &mut got[start * w..end * w],
+                            );
+                            assert_eq!(wrote, end - start);
+                        }
+                        assert_eq!(got, want, "part {k}, {attribute:?}, runs of {run}");
+                    }
+                }
+            }
+        }
+        // The point skin's table is used: its unweighted vertex takes the rigid binding.
+        let mut d = point_skinned_scene();
+        let (e, pending) = extract_pending(&mut d);
+        let part = e.part_meshes.iter().position(|&m| m == 0).unwrap();
+        let mut got = vec![0.0; 4 * pending.len(part)];
+        pending.fill_attribute(part, 0, Attribute::BlendWeights, &mut got);
+        assert_eq!(&got[20..24], &[1.0, 0.0, 0.0, 0.0]);
+        assert_ne!(&got[0..4], &[1.0, 0.0, 0.0, 0.0]);
+    }
+
     #[test]
     fn skin_offsets_are_assimps_and_a_rigid_part_on_a_skinned_bone_gets_a_helper() {
         let s = skinned_scene();
