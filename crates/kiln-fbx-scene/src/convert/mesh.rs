@@ -135,8 +135,6 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         let mats = &geo.materials;
         let multi = mats.first().is_some_and(|&b| mats.iter().any(|&m| m != b));
         let out = if multi {
-            let mut seen = Vec::new();
-            let mut out = Vec::new();
             let n = mats.len().min(geo.faces.len());
             if mats.len() > geo.faces.len() {
                 let d = self.describe(&obj);
@@ -152,34 +150,18 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                     .at(d),
                 );
             }
-            // The parts, by first appearance; their skin weights are split in one pass over
-            // the clusters when the first part is built (see `split_bones`).
+            // The parts, by first appearance.
             let mut parts: Vec<i32> = Vec::new();
             for &m in &mats[..n] {
                 if !parts.contains(&m) {
                     parts.push(m);
                 }
             }
-            let mut split = Split {
-                parts: &parts,
-                bones: None,
-                points: None,
-            };
-            for &m in &mats[..n] {
-                if !seen.contains(&m) {
-                    seen.push(m);
-                    out.push(self.convert_mesh_part(&geo, &obj, model, node, Some(m), &mut split));
-                }
-            }
+            let out = self.convert_mesh_parts(&geo, &obj, model, node, &parts);
             self.attach_morph_targets(&obj, &geo, &out, &parts);
             out
         } else {
-            let mut split = Split {
-                parts: &[],
-                bones: None,
-                points: None,
-            };
-            let out = vec![self.convert_mesh_part(&geo, &obj, model, node, None, &mut split)];
+            let out = self.convert_mesh_parts(&geo, &obj, model, node, &[]);
             self.attach_morph_targets(&obj, &geo, &out, &[]);
             out
         };
@@ -246,132 +228,166 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         self.scene.meshes.len() - 1
     }
 
-    /// One output mesh of a geometry: all of it (`material == None`) or the polygons with
-    /// material index `material`.
-    fn convert_mesh_part(
+    /// The output meshes of a geometry: all of it (`parts` empty) or, for each material index
+    /// of `parts` in turn, its polygons.
+    ///
+    /// What reads or changes the converter runs in the order one part after the other would
+    /// run it (the first part's material, the skin, the other parts' materials, the meshes
+    /// pushed in part order); the parts' vertex attributes and the skin weights, which read
+    /// only the geometry and the clusters, are built side by side before (a body of four
+    /// materials had its parts built one at a time, each on both threads for a while and on
+    /// one for longer).
+    fn convert_mesh_parts(
         &mut self,
         geo: &MeshGeometry<'_>,
         obj: &Object<'d, 'a>,
         model: &Model<'d, 'a>,
         node: NodeId,
-        material: Option<i32>,
-        split: &mut Split<'_>,
-    ) -> usize {
-        let name = self.mesh_name(obj, node);
-        // Material.
-        let material_index = match material.or_else(|| geo.materials.first().copied()) {
-            Some(mi) if self.options.read_materials => self.material_for_mesh(model, geo, mi),
-            _ => self.default_material(),
+        parts: &[i32],
+    ) -> Vec<usize> {
+        let materials: Vec<Option<i32>> = if parts.is_empty() {
+            vec![None]
+        } else {
+            parts.iter().map(|&m| Some(m)).collect()
         };
+        let first_material = self.part_material(model, geo, materials[0]);
         let skin = self.skin(obj.id);
         let clusters: Option<&[Cluster<'_>]> = skin.as_deref().map(Vec::as_slice);
-        // Output corner → input corner (all corners in order for a single material).
-        let picked: Option<Vec<u32>> = material.map(|m| {
-            let mut v = Vec::new();
+        let point_skin = self.options.point_skin && clusters.is_some();
+        // Each part's output corner → input corner, in one pass over the faces (none for the
+        // whole geometry: all corners in order).
+        let picked: Vec<Option<Vec<u32>>> = if parts.is_empty() {
+            vec![None]
+        } else {
+            let mut picked = vec![Vec::new(); parts.len()];
             let mut cursor = 0u32;
             for (f, &n) in geo.faces.iter().enumerate() {
-                if geo.materials.get(f) == Some(&m) {
-                    v.extend(cursor..cursor + n);
+                if let Some(k) = geo
+                    .materials
+                    .get(f)
+                    .and_then(|m| parts.iter().position(|p| p == m))
+                {
+                    picked[k].extend(cursor..cursor + n);
                 }
                 cursor += n;
             }
-            v
-        });
-        let pk = picked.as_deref();
-        // The vertex attributes and the skin weights are independent: built side by side.
-        // A geometry split by material has its weights split for all parts at once, with the
-        // first part's attributes.
-        let part = material.and_then(|m| split.parts.iter().position(|&p| p == m));
-        let (mut mesh, bones) = match (part, clusters) {
-            (_, Some(c)) if self.options.point_skin => {
-                point_skin_part(geo, material, pk, c, &mut split.points)
-            }
-            (Some(k), Some(c)) => {
-                if split.bones.is_none() {
-                    let (mesh, all) = par::join(
-                        || mesh_attributes(geo, material, pk, true),
-                        || split_bones(geo, c, split.parts),
-                    );
-                    split.bones = Some(all);
-                    let bones = split.bones.as_mut().map(|b| std::mem::take(&mut b[k]));
-                    (mesh, bones)
-                } else {
-                    let bones = split.bones.as_mut().map(|b| std::mem::take(&mut b[k]));
-                    (mesh_attributes(geo, material, pk, true), bones)
-                }
-            }
-            _ => par::join(
-                || mesh_attributes(geo, material, pk, true),
-                || clusters.map(|c| bones_for(geo, c, material, pk)),
-            ),
+            picked.into_iter().map(Some).collect()
         };
-        // Every test build checks the one-pass split against the per-part pass.
-        #[cfg(debug_assertions)]
-        if let (Some(_), Some(b), Some(c), None) = (part, &bones, clusters, &mesh.point_skin) {
-            type Bits = (String, Vec<u32>, Vec<(u32, u32)>);
-            let bits = |bones: &[kiln_scene::Bone]| -> Vec<Bits> {
-                bones
-                    .iter()
-                    .map(|b| {
-                        (
-                            b.name.clone(),
-                            b.offset_matrix.to_cols_array().map(f32::to_bits).to_vec(),
-                            b.weights
-                                .iter()
-                                .map(|w| (w.vertex, w.weight.to_bits()))
-                                .collect(),
-                        )
-                    })
-                    .collect()
+        let order: Vec<usize> = (0..materials.len()).collect();
+        let (meshes, skin_data) = par::join(
+            || {
+                par::map(&order, |&k| {
+                    let pk = picked[k].as_deref();
+                    let mesh = mesh_attributes(geo, materials[k], pk, !point_skin);
+                    (mesh, point_skin.then(|| point_of_vertices(geo, pk)))
+                })
+            },
+            || match clusters {
+                None => PartSkins::None,
+                Some(c) if point_skin => PartSkins::Points(Arc::new(point_weights(geo, c))),
+                Some(c) if !parts.is_empty() => PartSkins::Split(split_bones(geo, c, parts)),
+                Some(c) => PartSkins::One(Some(bones_for(geo, c, None, None))),
+            },
+        );
+        drop(picked);
+        let mut skin_data = skin_data;
+        let mut out = Vec::with_capacity(meshes.len());
+        for (k, (mut mesh, vertex_points)) in meshes.into_iter().enumerate() {
+            let material_index = if k == 0 {
+                first_material
+            } else {
+                self.part_material(model, geo, materials[k])
             };
-            assert_eq!(bits(b), bits(&bones_for(geo, c, material, pk)));
+            let bones = match &mut skin_data {
+                PartSkins::None => None,
+                PartSkins::Points(weights) => {
+                    mesh.point_skin = Some(kiln_scene::PointSkin {
+                        vertex_points: vertex_points.unwrap_or_default(),
+                        weights: weights.clone(),
+                    });
+                    clusters.map(point_skin_bones)
+                }
+                PartSkins::Split(all) => all.get_mut(k).map(std::mem::take),
+                PartSkins::One(bones) => bones.take(),
+            };
+            // Every test build checks the one-pass split against the per-part pass.
+            #[cfg(debug_assertions)]
+            if let (PartSkins::Split(_), Some(b), Some(c)) = (&skin_data, &bones, clusters) {
+                let pk = mesh_corners(geo, materials[k]);
+                assert_eq!(
+                    bone_bits(b),
+                    bone_bits(&bones_for(geo, c, materials[k], pk.as_deref()))
+                );
+            }
+            mesh.name = self.mesh_name(obj, node);
+            mesh.material = material_index;
+            mesh.bones = bones.unwrap_or_default();
+            self.scene.meshes.push(mesh);
+            out.push(self.scene.meshes.len() - 1);
         }
-        mesh.name = name;
-        mesh.material = material_index;
-        mesh.bones = bones.unwrap_or_default();
-        self.scene.meshes.push(mesh);
-        self.scene.meshes.len() - 1
+        out
+    }
+
+    /// The material of the part of material index `material` (the geometry's first index for
+    /// the whole geometry).
+    fn part_material(
+        &mut self,
+        model: &Model<'d, 'a>,
+        geo: &MeshGeometry<'_>,
+        material: Option<i32>,
+    ) -> usize {
+        match material.or_else(|| geo.materials.first().copied()) {
+            Some(mi) if self.options.read_materials => self.material_for_mesh(model, geo, mi),
+            _ => self.default_material(),
+        }
     }
 }
 
-/// The parts of a geometry split by material (material indices by first appearance) and,
-/// once the first part is built, every part's skin bones.
-struct Split<'p> {
-    parts: &'p [i32],
-    bones: Option<Vec<Vec<kiln_scene::Bone>>>,
-    /// With [`crate::ImportOptions::point_skin`], the geometry's weights per control point,
-    /// once the first part is built.
-    points: Option<Arc<kiln_scene::PointWeights>>,
+/// The skin weights of a geometry's parts, built beside their attributes.
+enum PartSkins {
+    /// No skin.
+    None,
+    /// Kept per control point ([`crate::ImportOptions::point_skin`]), shared by the parts.
+    Points(Arc<kiln_scene::PointWeights>),
+    /// Each part's bones, split in one pass over the clusters (see `split_bones`).
+    Split(Vec<Vec<kiln_scene::Bone>>),
+    /// The bones of the whole geometry.
+    One(Option<Vec<kiln_scene::Bone>>),
 }
 
-/// A part's attributes and skin bones with its weights kept per control point
-/// ([`crate::ImportOptions::point_skin`]): the geometry's weights grouped by point once, in
-/// `points` (beside the first part's attributes), and each part naming the point of each of
-/// its vertices.
-fn point_skin_part(
-    geo: &MeshGeometry<'_>,
-    material: Option<i32>,
-    pk: Option<&[u32]>,
-    clusters: &[Cluster<'_>],
-    points: &mut Option<Arc<kiln_scene::PointWeights>>,
-) -> (Mesh, Option<Vec<kiln_scene::Bone>>) {
-    let vertex_points = || point_of_vertices(geo, pk);
-    let (mut mesh, (weights, vertex_points)) = match points.clone() {
-        Some(w) => (
-            mesh_attributes(geo, material, pk, false),
-            (w, vertex_points()),
-        ),
-        None => par::join(
-            || mesh_attributes(geo, material, pk, false),
-            || (Arc::new(point_weights(geo, clusters)), vertex_points()),
-        ),
-    };
-    *points = Some(weights.clone());
-    mesh.point_skin = Some(kiln_scene::PointSkin {
-        vertex_points,
-        weights,
-    });
-    (mesh, Some(point_skin_bones(clusters)))
+/// The corners of the polygons with material index `material` (`None`: all of them).
+#[cfg(debug_assertions)]
+fn mesh_corners(geo: &MeshGeometry<'_>, material: Option<i32>) -> Option<Vec<u32>> {
+    material.map(|m| {
+        let mut v = Vec::new();
+        let mut cursor = 0u32;
+        for (f, &n) in geo.faces.iter().enumerate() {
+            if geo.materials.get(f) == Some(&m) {
+                v.extend(cursor..cursor + n);
+            }
+            cursor += n;
+        }
+        v
+    })
+}
+
+/// Bones with their floats as bits, to compare exactly.
+#[cfg(debug_assertions)]
+#[allow(clippy::type_complexity)]
+fn bone_bits(bones: &[kiln_scene::Bone]) -> Vec<(String, Vec<u32>, Vec<(u32, u32)>)> {
+    bones
+        .iter()
+        .map(|b| {
+            (
+                b.name.clone(),
+                b.offset_matrix.to_cols_array().map(f32::to_bits).to_vec(),
+                b.weights
+                    .iter()
+                    .map(|w| (w.vertex, w.weight.to_bits()))
+                    .collect(),
+            )
+        })
+        .collect()
 }
 
 /// The control point of each vertex of a part (the corners `pk`, all corners when `None`),
