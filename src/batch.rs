@@ -1760,6 +1760,33 @@ fn escape_make(path: &Path) -> String {
 mod tests {
     use super::*;
 
+    /// A file read in two halves is the file, at sizes around the split and of odd length;
+    /// a missing file is the same error as `fs::read`'s.
+    #[test]
+    fn a_file_read_in_halves_is_the_file() {
+        let t = tempfile::tempdir().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for len in [
+            0,
+            17,
+            SPLIT_READ as usize - 1,
+            SPLIT_READ as usize,
+            3 * SPLIT_READ as usize + 7,
+        ] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 251) as u8).collect();
+            let path = t.path().join(format!("{len}.bin"));
+            fs::write(&path, &bytes).unwrap();
+            let got = pool.install(|| read_whole(&path)).unwrap();
+            assert!(got == bytes, "{len} bytes");
+        }
+        let missing = t.path().join("missing.fbx");
+        let e = read_whole(&missing).unwrap_err();
+        assert_eq!(e.kind(), fs::read(&missing).unwrap_err().kind());
+    }
+
     #[test]
     fn discards_unlink_every_file_and_keep_only_running_threads() {
         let t = tempfile::tempdir().unwrap();
