@@ -542,10 +542,21 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
     let v = long.meshes[0].vertices.clone();
     long.meshes[0].vertices = v.iter().cycle().take(140_000).copied().collect();
     long.meshes[0].indices = (0..139_998u32).collect();
-    assert_eq!(
-        write_planned(&long, &materials).unwrap(),
-        write_mesh(&long, &materials, &o).unwrap()
-    );
+    let whole_long = write_mesh(&long, &materials, &o).unwrap();
+    assert_eq!(write_planned(&long, &materials).unwrap(), whole_long);
+    // Hashed as it goes out (the runs built beside a write are hashed beside it too): the
+    // checksum and the whole file's XXH3-128 of the bytes written.
+    let counts: Vec<usize> = long.meshes.iter().map(|m| m.vertices.len()).collect();
+    let mut lean = long.clone();
+    lean.meshes.iter_mut().for_each(|m| m.vertices.clear());
+    let plan = plan_mesh(&lean, &counts, &materials, None).unwrap();
+    let mut out = std::io::Cursor::new(Vec::new());
+    let (sum, hash) = plan
+        .write_streams_hashed(&mut ModelStreams(&long), &mut out)
+        .unwrap();
+    assert!(out.get_ref() == &whole_long);
+    assert_eq!(sum, kiln_format::kiln::checksum(&whole_long));
+    assert_eq!(hash, Some(xxhash_rust::xxh3::xxh3_128(&whole_long)));
     long.meshes[0].vertices[135_000].blend_indices[3] = -1.0;
     assert_eq!(planned_blend_index_error(&long, &materials), (0, 135_000));
     // A source with fewer vertices than the plan counts: an error naming the part, in a

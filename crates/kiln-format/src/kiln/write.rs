@@ -554,23 +554,33 @@ impl MeshPlan {
         /// A run of at least this many vertices is built on another thread beside the last
         /// one's write.
         const BESIDE: usize = 1 << 13;
-        /// What is written, hashed from the checksum's start (and whole, when asked), and
-        /// counted.
-        struct Hashed<'w, 'h, W> {
-            out: &'w mut W,
+        /// The file's hashes: from the checksum's start (the checksum), and whole (the
+        /// manifest's, when asked).
+        struct Hashes<'h> {
             hasher: xxhash_rust::xxh3::Xxh3Default,
             file: Option<&'h mut super::file_hash::PatchedXxh3>,
+        }
+        impl Hashes<'_> {
+            /// `bytes`, written at `at`, hashed.
+            fn update(&mut self, at: usize, bytes: &[u8]) {
+                let skip = CHECKSUM_START.saturating_sub(at).min(bytes.len());
+                self.hasher.update(&bytes[skip..]);
+                if let Some(file) = self.file.as_deref_mut() {
+                    file.update(bytes);
+                }
+            }
+        }
+        /// What is written, hashed and counted.
+        struct Hashed<'w, 'h, W> {
+            out: &'w mut W,
+            hashes: Hashes<'h>,
             at: usize,
             joints: Vec<u16>,
         }
         impl<W: std::io::Write> Hashed<'_, '_, W> {
             fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
                 self.out.write_all(bytes)?;
-                let skip = CHECKSUM_START.saturating_sub(self.at).min(bytes.len());
-                self.hasher.update(&bytes[skip..]);
-                if let Some(file) = self.file.as_deref_mut() {
-                    file.update(bytes);
-                }
+                self.hashes.update(self.at, bytes);
                 self.at += bytes.len();
                 Ok(())
             }
@@ -579,41 +589,53 @@ impl MeshPlan {
             fn put_run(
                 &mut self,
                 attribute: Attribute,
-                (part, start): (usize, usize),
+                at: (usize, usize),
                 run: &[f32],
             ) -> std::io::Result<()> {
-                if attribute != Attribute::BlendIndices {
-                    return self.put(bytemuck::cast_slice(run));
-                }
-                // Every index checked without a branch each (the run is almost always
-                // good), then the first bad one found.
-                let all_fit = run.iter().fold(true, |all, &j| all & joint_fits(j));
-                if let Some((i, &value)) = (!all_fit)
-                    .then(|| run.iter().enumerate().find(|&(_, &j)| !joint_fits(j)))
-                    .flatten()
-                {
-                    let why = WriteError::BlendIndex {
-                        part,
-                        vertex: start + i / 4,
-                        value,
-                    };
-                    return Err(Error::new(ErrorKind::InvalidData, why));
-                }
                 let mut joints = core::mem::take(&mut self.joints);
-                joints.clear();
-                joints.extend(run.iter().map(|&j| j as u16));
-                let put = self.put(bytemuck::cast_slice(&joints));
+                let put = run_bytes(&mut joints, attribute, at, run).and_then(|b| self.put(b));
                 self.joints = joints;
                 put
             }
+        }
+        /// The bytes a run of `attribute`'s floats is written as: the floats, or for the
+        /// joints each checked and narrowed to `u16` (in `joints`).
+        fn run_bytes<'r>(
+            joints: &'r mut Vec<u16>,
+            attribute: Attribute,
+            (part, start): (usize, usize),
+            run: &'r [f32],
+        ) -> std::io::Result<&'r [u8]> {
+            if attribute != Attribute::BlendIndices {
+                return Ok(bytemuck::cast_slice(run));
+            }
+            // Every index checked without a branch each (the run is almost always good),
+            // then the first bad one found.
+            let all_fit = run.iter().fold(true, |all, &j| all & joint_fits(j));
+            if let Some((i, &value)) = (!all_fit)
+                .then(|| run.iter().enumerate().find(|&(_, &j)| !joint_fits(j)))
+                .flatten()
+            {
+                let why = WriteError::BlendIndex {
+                    part,
+                    vertex: start + i / 4,
+                    value,
+                };
+                return Err(Error::new(ErrorKind::InvalidData, why));
+            }
+            joints.clear();
+            joints.extend(run.iter().map(|&j| j as u16));
+            Ok(bytemuck::cast_slice(joints))
         }
         let (offsets, end) = self.file.layout();
         let mut table = Vec::with_capacity(HEADER_SIZE + SECTION_ENTRY_SIZE * offsets.len());
         self.file.emit_table(0, &offsets, end, &mut table);
         let mut file = Hashed {
             out: &mut *out,
-            hasher: xxhash_rust::xxh3::Xxh3Default::new(),
-            file: file_hash,
+            hashes: Hashes {
+                hasher: xxhash_rust::xxh3::Xxh3Default::new(),
+                file: file_hash,
+            },
             at: 0,
             joints: Vec::new(),
         };
@@ -668,13 +690,26 @@ impl MeshPlan {
                     // Beside the write when the next run is worth a hand-over to another
                     // thread (waking one costs more than building a small run: the corpus's
                     // small files, a run or two per part, took 1.2 times as long).
+                    // The run is hashed there too: the hashes (two passes over the bytes)
+                    // took a sixth of the writing thread's time, the builder's is short.
                     Some(&after) if after.2 >= BESIDE => {
+                        let Hashed {
+                            out,
+                            hashes,
+                            at,
+                            joints,
+                        } = &mut file;
+                        let bytes = run_bytes(joints, attribute, (part, start), current)?;
                         let (built, written) = join(
-                            || build(shared, after, &mut next),
-                            || file.put_run(attribute, (part, start), current),
+                            || {
+                                hashes.update(*at, bytes);
+                                build(shared, after, &mut next)
+                            },
+                            || out.write_all(bytes),
                         );
                         written?;
                         built?;
+                        *at += bytes.len();
                     }
                     next_run => {
                         file.put_run(attribute, (part, start), current)?;
@@ -703,7 +738,7 @@ impl MeshPlan {
                 alloc::format!("the streams came to {at} bytes of the planned {end}"),
             ));
         }
-        let sum = file.hasher.digest();
+        let sum = file.hashes.hasher.digest();
         out.seek(SeekFrom::Start(CHECKSUM_OFFSET as u64))?;
         out.write_all(&sum.to_le_bytes())?;
         Ok(sum)
