@@ -30,7 +30,7 @@
 //! without C (jemalloc, mimalloc and snmalloc are C or C++); the pure-Rust ones serve
 //! `no_std` and WebAssembly targets from one region and would hold holes just as glibc does.
 //!
-//! The cache is small and bounded: [`CACHE_BLOCKS`] mappings, [`CACHE_BYTES`] in all, and never
+//! The cache is bounded: [`CACHE_BLOCKS`] mappings, [`CACHE_BYTES`] in all, and never
 //! more than a [`CACHE_SHARE`]th of the large blocks in use (a small model keeps little); a
 //! block that does not fit is unmapped. Alignments above a page, and every platform but x86-64 Linux (whose 4 KiB pages
 //! the cutting of cached mappings relies on), go to the system allocator.
@@ -44,15 +44,23 @@ pub const LARGE: usize = 1 << 18;
 /// The most freed mappings kept for reuse.
 pub const CACHE_BLOCKS: usize = 64;
 /// The most bytes of freed mappings kept for reuse. On the 400k model: 8 MiB, 54k page faults
-/// (glibc's count) and a 128 MB peak; 16 MiB, 50k and 130 MB; 24 MiB, 47k but 135 MB.
-pub const CACHE_BYTES: usize = 16 << 20;
+/// (glibc's count) and a 128 MB peak; 16 MiB, 50k and 130 MB; 24 MiB, 47k but 135 MB (before
+/// stop 29's smaller import). Since stop 35, 256 MiB with [`CACHE_SHARE`] 2 (16 MiB and 4
+/// before): the share bounds it first below about 500 MB of live arrays, and the peak did not
+/// move (50k to 3.2M triangles, within 1 MiB) while the page faults fell from 63k to 52k at
+/// 800k and from 280k to 230k at 3.2M, whose wall time went to 0.92 of the old (paired,
+/// `farm-bench -n 9`; system time 0.83 → 0.72 s). A freed array is most often followed by
+/// the next stage's of the same size, so what is cached is taken again before the peak.
+pub const CACHE_BYTES: usize = 256 << 20;
 /// The cache holds at most this fraction (1 / `CACHE_SHARE`) of the large bytes in use, so
-/// that the resident set stays within a quarter of the live arrays above them. Measured with
+/// that the resident set stays within half the live arrays above them. Measured with
 /// `/usr/bin/time` and `farm-bench -n 31`: against the whole of the live bytes, a quarter
 /// took the 200k-triangle model's peak from 72.5 to 70.5 MB (kiln layout, 5 runs) and the
 /// 400k one's from 121 to 118.4 MiB with the same wall time (paired 0.999); an eighth gave
-/// 5 MiB less at both sizes, but 4 % more time at 400k.
-pub const CACHE_SHARE: usize = 4;
+/// 5 MiB less at both sizes, but 4 % more time at 400k. Since the import's and extraction's
+/// peaks fell (stops 29-32), a half keeps the peak where a quarter had it (see
+/// [`CACHE_BYTES`]).
+pub const CACHE_SHARE: usize = 2;
 const PAGE: usize = 4096;
 
 /// See the module's documentation.
@@ -435,15 +443,15 @@ mod tests {
         // SAFETY: each block is freed once, with its own layout.
         unsafe {
             let h = b.alloc(held);
-            // In use: the held block and three of 2 MiB; the share is a quarter of that.
+            // In use: the held block (4 MiB times the share's divisor) and three of 2 MiB.
             let blocks: Vec<*mut u8> = (0..3).map(|_| b.alloc(block)).collect();
             for &p in &blocks {
                 b.dealloc(p, block);
             }
             // Freed one by one, a block is counted out first, then kept if the cache stays
-            // within a share of what is still in use: 20, 18, then 16 MiB in use give 5, 4.5
-            // and 4 MiB of room, so the first two are kept (2, then 4 MiB) and the third, which
-            // would make 6, is unmapped.
+            // within a share of what is still in use: that gives 4 + 4/d, 4 + 2/d, then 4 MiB
+            // of room (d the share's divisor, at least 2), so the first two are kept (2, then
+            // 4 MiB) and the third, which would make 6, is unmapped.
             assert_eq!(cached(&b), (2, 4 << 20));
             b.dealloc(h, held);
             assert_eq!(b.live.load(Ordering::Relaxed), 0);
