@@ -247,30 +247,57 @@ pub fn extract_clip(
             }
         }
     }
-    let mut channel_of_node: BTreeMap<usize, Prepared> = BTreeMap::new();
-    for ch in &anim.channels {
+    // Each channel's node, or the warning that leaves it out, in channel order; the kept
+    // channels' keys are then checked and converted a channel a task (their copies were a
+    // few megabytes of fresh memory for a 100-bone, 300-frame clip, 4 ms on one thread), and
+    // their warnings and first error taken in channel order, as one pass would give them.
+    let mut kept: Vec<(usize, &NodeChannel)> = Vec::new();
+    let mut left_out: Vec<(usize, Warning)> = Vec::new();
+    let mut seen = alloc::collections::BTreeSet::new();
+    for (k, ch) in anim.channels.iter().enumerate() {
         let Some(&node) = node_by_name.get(ch.node_name.as_str()) else {
-            warnings.push(warning(
-                codes::UNKNOWN_CHANNEL_NODE,
-                format!(
-                    "animation '{}': channel '{}' names no node; ignored",
-                    anim.name, ch.node_name
+            left_out.push((
+                k,
+                warning(
+                    codes::UNKNOWN_CHANNEL_NODE,
+                    format!(
+                        "animation '{}': channel '{}' names no node; ignored",
+                        anim.name, ch.node_name
+                    ),
                 ),
             ));
             continue;
         };
-        if channel_of_node.contains_key(&node) {
-            warnings.push(warning(
-                codes::DUPLICATE_CHANNEL,
-                format!(
-                    "animation '{}': second channel for node '{}'; ignored",
-                    anim.name, ch.node_name
+        if !seen.insert(node) {
+            left_out.push((
+                k,
+                warning(
+                    codes::DUPLICATE_CHANNEL,
+                    format!(
+                        "animation '{}': second channel for node '{}'; ignored",
+                        anim.name, ch.node_name
+                    ),
                 ),
             ));
             continue;
         }
-        let prepared = prepare(ch, index, &anim.name, &mut warnings)?;
-        channel_of_node.insert(node, prepared);
+        kept.push((node, ch));
+    }
+    let prepared = crate::par_map(&kept, |&(_, ch)| {
+        let mut w = Vec::new();
+        prepare(ch, index, &anim.name, &mut w).map(|p| (p, w))
+    });
+    let mut channel_of_node: BTreeMap<usize, Prepared> = BTreeMap::new();
+    let mut left_out = left_out.into_iter().peekable();
+    let mut prepared = kept.iter().zip(prepared).peekable();
+    for k in 0..anim.channels.len() {
+        if let Some((_, w)) = left_out.next_if(|(at, _)| *at == k) {
+            warnings.push(w);
+        } else if let Some((&(node, _), result)) = prepared.next() {
+            let (p, mut w) = result?;
+            warnings.append(&mut w);
+            channel_of_node.insert(node, p);
+        }
     }
 
     // One task per bone with the `parallel` feature (a track reads its own channel only);
@@ -940,6 +967,61 @@ mod tests {
             extract_clip(&scene(), &e, 0, &options),
             Err(ClipError::FrameRate(0.0))
         );
+    }
+
+    /// Channels are checked side by side, but their warnings come in channel order (left out
+    /// or repaired), and an error is the first channel's in order.
+    #[test]
+    fn channel_warnings_and_errors_come_in_channel_order() {
+        let mut s = scene();
+        let b = s.animations[0].channels[0].clone();
+        let mut unsorted_b = b.clone();
+        unsorted_b.position_keys.swap(0, 2);
+        let mut long_a = b.clone();
+        long_a.node_name = "a".into();
+        long_a.rotation_keys[0].value = Quat::from_xyzw(0.0, 0.0, 0.0, 2.0);
+        s.animations[0].channels = vec![
+            NodeChannel {
+                node_name: "ghost".into(),
+                ..NodeChannel::default()
+            },
+            unsorted_b,
+            b.clone(),
+            long_a.clone(),
+        ];
+        let codes_of = |s: &Scene| -> Vec<&'static str> {
+            clip_of(s, &ClipOptions::default())
+                .warnings
+                .iter()
+                .map(|w| w.code)
+                .collect()
+        };
+        assert_eq!(
+            codes_of(&s),
+            [
+                codes::UNKNOWN_CHANNEL_NODE,
+                codes::KEYS_SORTED,
+                codes::DUPLICATE_CHANNEL,
+                codes::ROTATION_NORMALISED
+            ]
+        );
+        // Two bad channels: the error names the first.
+        let e = extract(&s);
+        let mut bad_a = long_a;
+        bad_a.position_keys[2].value.y = f32::INFINITY;
+        let mut bad_b = b;
+        bad_b.rotation_keys[1].value = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+        for (channels, want) in [
+            (
+                vec![bad_a.clone(), bad_b.clone()],
+                "channel 'a' position key 2",
+            ),
+            (vec![bad_b, bad_a], "channel 'b' rotation key 1 is a zero"),
+        ] {
+            s.animations[0].channels = channels;
+            let err = extract_clip(&s, &e, 0, &ClipOptions::default()).unwrap_err();
+            assert!(err.to_string().contains(want), "{err}");
+        }
     }
 
     #[test]
