@@ -432,10 +432,13 @@ fn split_runs<R: Send>(
 /// Step 1: each vertex's tangent and bitangent from the faces it is a corner of (the last
 /// face wins), and which vertices step 2 skips (those of points and lines, set to NaN).
 ///
-/// `check_meshes` has made the face sizes add up to the index count. Corners are queued with
+/// `check_meshes` has made the face sizes add up to the index count. Since the last face
+/// wins, the faces are read from the last: a vertex's frame is worked out from the first face
+/// met (its last), and not again for the faces before (a quad's two triangles share two of
+/// its four vertices: a third of the corners of a mesh of quads). Corners are queued with
 /// their face's tangent and bitangent and worked in batches ([`CornerBatch`]); a corner's
-/// result depends on nothing written before it, and the batches are written in corner order,
-/// so a vertex two faces share ends with the later face's, as one corner at a time would.
+/// result depends on nothing written before it. A vertex of a point or a line is skipped by
+/// step 2 whichever face it is in, and NaN when that face is its last.
 fn corner_frames(mesh: &Mesh) -> (Vec<Vec3>, Vec<Vec3>, Vec<bool>) {
     let nv = mesh.positions.len();
     let pos = &mesh.positions;
@@ -445,20 +448,30 @@ fn corner_frames(mesh: &Mesh) -> (Vec<Vec3>, Vec<Vec3>, Vec<bool>) {
     let mut tang = vec![Vec3::ZERO; nv];
     let mut bitang = vec![Vec3::ZERO; nv];
     let mut done = vec![false; nv];
+    // Whether a vertex has its frame (from a later face) already.
+    let mut framed = vec![false; nv];
     let mut batch = CornerBatch::default();
-    for face in mesh.faces() {
+    let mut end = mesh.indices.len();
+    for &n in mesh.face_sizes.iter().rev() {
+        let start = end.saturating_sub(n as usize);
+        let face = &mesh.indices[start..end];
+        end = start;
         if face.len() < 3 {
-            batch.flush(nor, &mut tang, &mut bitang);
             for &i in face {
-                done[i as usize] = true;
-                tang[i as usize] = nan;
-                bitang[i as usize] = nan;
+                let i = i as usize;
+                done[i] = true;
+                if !std::mem::replace(&mut framed[i], true) {
+                    tang[i] = nan;
+                    bitang[i] = nan;
+                }
             }
             continue;
         }
         let (tangent, bitangent) = face_frame(pos, tex, face);
         for &pi in face {
-            batch.push(pi, tangent, bitangent, nor, &mut tang, &mut bitang);
+            if !std::mem::replace(&mut framed[pi as usize], true) {
+                batch.push(pi, tangent, bitangent, nor, &mut tang, &mut bitang);
+            }
         }
     }
     batch.flush(nor, &mut tang, &mut bitang);
@@ -678,6 +691,55 @@ mod tests {
         assert!(close(m.tangents[0], Vec3::Y), "{:?}", m.tangents[0]);
         assert!(close(m.bitangents[0], Vec3::X), "{:?}", m.bitangents[0]);
         assert!(m.tangents[3].is_nan() && m.bitangents[3].is_nan());
+    }
+
+    /// A vertex's frame is its last face's (step 1 reads the faces from the last): a vertex
+    /// two triangles share takes the later one's, a vertex of a point taken up by a later
+    /// triangle takes the triangle's (and is still left out of smoothing), one of a triangle
+    /// and a later point is NaN.
+    #[test]
+    fn the_last_face_of_a_vertex_gives_its_frame() {
+        let z = [0., 0., 1.];
+        let pts = [
+            [0., 0., 0.],
+            [1., 0., 0.],
+            [0., 1., 0.],
+            [0., 2., 0.],
+            [-2., 0., 0.],
+            [10., 0., 0.],
+            [11., 0., 0.],
+            [10., 1., 0.],
+            [20., 0., 0.],
+            [21., 0., 0.],
+            [20., 1., 0.],
+        ];
+        let uvs = [
+            [0., 0.],
+            [1., 0.],
+            [0., 1.],
+            [1., 0.],
+            [0., 1.],
+            [0., 0.],
+            [1., 0.],
+            [0., 1.],
+            [0., 0.],
+            [1., 0.],
+            [0., 1.],
+        ];
+        let faces: [&[u32]; 6] = [&[0, 1, 2], &[5], &[0, 3, 4], &[5, 6, 7], &[8, 9, 10], &[8]];
+        let mut s = mesh(&pts, &[z; 11], &uvs, &faces);
+        calc_tangent_space(&mut s).unwrap();
+        let m = &s.meshes[0];
+        // Vertex 0: the second triangle's frame (tangent +y), not the first's (+x).
+        assert!(close(m.tangents[0], Vec3::Y), "{:?}", m.tangents[0]);
+        assert!(close(m.bitangents[0], -Vec3::X), "{:?}", m.bitangents[0]);
+        assert!(close(m.tangents[1], Vec3::X), "{:?}", m.tangents[1]);
+        // Vertex 5: a point first, then a triangle.
+        assert!(close(m.tangents[5], Vec3::X), "{:?}", m.tangents[5]);
+        assert!(close(m.bitangents[5], Vec3::Y), "{:?}", m.bitangents[5]);
+        // Vertex 8: a triangle first, then a point.
+        assert!(m.tangents[8].is_nan() && m.bitangents[8].is_nan());
+        assert!(close(m.tangents[9], Vec3::X), "{:?}", m.tangents[9]);
     }
 
     #[test]
