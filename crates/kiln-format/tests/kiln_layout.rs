@@ -557,6 +557,36 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
     assert!(out.get_ref() == &whole_long);
     assert_eq!(sum, kiln_format::kiln::checksum(&whole_long));
     assert_eq!(hash, Some(xxhash_rust::xxh3::xxh3_128(&whole_long)));
+    // A write that fails part way (a full disk) is the error the writer got, in a file
+    // written by its own thread (more than 1 MiB) and in a small one written in turn.
+    struct FailsAfter(std::io::Cursor<Vec<u8>>, usize);
+    impl std::io::Write for FailsAfter {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            if self.0.get_ref().len() + b.len() > self.1 {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.0.write(b)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    impl std::io::Seek for FailsAfter {
+        fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+            self.0.seek(to)
+        }
+    }
+    for (m, limit) in [(&long, 2 << 20), (&model, 300)] {
+        let counts: Vec<usize> = m.meshes.iter().map(|p| p.vertices.len()).collect();
+        let mut lean = m.clone();
+        lean.meshes.iter_mut().for_each(|p| p.vertices.clear());
+        let plan = plan_mesh(&lean, &counts, &materials, None).unwrap();
+        let mut out = FailsAfter(std::io::Cursor::new(Vec::new()), limit);
+        let e = plan
+            .write_streams_hashed(&mut ModelStreams(m), &mut out)
+            .unwrap_err();
+        assert_eq!(e.to_string(), "disk full");
+    }
     long.meshes[0].vertices[135_000].blend_indices[3] = -1.0;
     assert_eq!(planned_blend_index_error(&long, &materials), (0, 135_000));
     // A source with fewer vertices than the plan counts: an error naming the part, in a
