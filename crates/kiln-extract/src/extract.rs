@@ -892,71 +892,50 @@ impl<'a> PartSource<'a> {
     /// `attribute` of vertices `start..` into `out` ([`Attribute::width`] floats each), as
     /// [`PartSource::vertex`] gives that field.
     fn attribute(&self, start: usize, attribute: Attribute, out: &mut [f32]) {
-        /// `out` as vertices of `N` floats, each set to `f(vertex)` (`N` a constant, so each
-        /// copy is a few moves, not a `memcpy` call).
-        fn each<const N: usize>(out: &mut [f32], start: usize, f: impl Fn(usize) -> [f32; N]) {
-            for (i, o) in out.chunks_exact_mut(N).enumerate() {
-                o.copy_from_slice(&f(start + i));
-            }
-        }
-        /// `out` from `src[start..]`, each element's floats by `f`; `false` (nothing written)
-        /// when `src` does not hold every vertex `out` asks for.
+        /// `out` as vertices of `N` floats from `src[start..]`, each by `f`, and `none` for
+        /// the vertices past `src` (a mesh without that array): a straight loop over a slice,
+        /// no call and no bounds check a vertex (the blends, a vertex per call, were a third
+        /// of the kiln layout's write, built on one thread while the others waited).
         fn copy<T, const N: usize>(
             out: &mut [f32],
             start: usize,
             src: &[T],
+            none: [f32; N],
             f: impl Fn(&T) -> [f32; N],
-        ) -> bool {
-            let Some(src) = src.get(start..start + out.len() / N) else {
-                return false;
-            };
-            for (o, v) in out.chunks_exact_mut(N).zip(src) {
+        ) {
+            let mut out = out.chunks_exact_mut(N);
+            for (v, o) in src.get(start..).unwrap_or_default().iter().zip(&mut out) {
                 o.copy_from_slice(&f(v));
             }
-            true
+            out.for_each(|o| o.copy_from_slice(&none));
         }
         let mesh = self.mesh;
-        // The straight loops first: a run of a part's vertices is a slice of its mesh's
-        // arrays (of its points' blends), copied without a call or a bounds check a vertex;
-        // the blends were a third of the kiln layout's write, built on one thread while the
-        // others waited. What is past the arrays takes the vertex-at-a-time path below.
-        let done = match attribute {
-            Attribute::Position => copy(out, start, &mesh.positions, |v| v.to_array()),
-            Attribute::Normal => copy(out, start, &mesh.normals, |v| v.to_array()),
-            Attribute::Tangent => copy(out, start, &mesh.tangents, |v| v.to_array()),
-            Attribute::Uv => self
-                .uv
-                .is_some_and(|c| copy(out, start, &c.coords, |t| [t.x, t.y])),
+        let xyz = |v: &Vec3| v.to_array();
+        match attribute {
+            Attribute::Position => copy(out, start, &mesh.positions, [0.0; 3], xyz),
+            Attribute::Normal => copy(out, start, &mesh.normals, [0.0; 3], xyz),
+            Attribute::Tangent => copy(out, start, &mesh.tangents, [0.0; 3], xyz),
+            Attribute::Uv => {
+                let coords = self.uv.map_or(&[][..], |c| &c.coords[..]);
+                copy(out, start, coords, [0.0; 2], |t| [t.x, t.y]);
+            }
             Attribute::BlendIndices | Attribute::BlendWeights => {
                 let weights = attribute == Attribute::BlendWeights;
                 let pick = |b: &Blend| if weights { b.1 } else { b.0 };
+                let rigid = pick(&self.rigid);
+                let blend = |b: Option<&Blend>| b.map_or(rigid, pick);
                 match self.influences {
-                    Influences::Rigid => {
-                        let rigid = pick(&self.rigid);
-                        out.chunks_exact_mut(4)
-                            .for_each(|o| o.copy_from_slice(&rigid));
-                        true
-                    }
+                    Influences::Rigid => copy(out, start, &[], rigid, |&(): &()| rigid),
                     Influences::Points { of_vertex, table } => {
-                        copy(out, start, of_vertex, |&k| match table.get(k as usize) {
-                            Some(Some(b)) => pick(b),
-                            _ => pick(&self.rigid),
+                        copy(out, start, of_vertex, rigid, |&k| {
+                            blend(table.get(k as usize).and_then(Option::as_ref))
                         })
                     }
-                    Influences::Table(_) => false,
+                    Influences::Table(table) => copy(out, start, table, rigid, |slots| {
+                        blend(blend_of(slots).as_ref())
+                    }),
                 }
             }
-        };
-        if done {
-            return;
-        }
-        match attribute {
-            Attribute::Position => each(out, start, |i| v3(mesh.positions.get(i))),
-            Attribute::Normal => each(out, start, |i| v3(mesh.normals.get(i))),
-            Attribute::Tangent => each(out, start, |i| v3(mesh.tangents.get(i))),
-            Attribute::Uv => each(out, start, |i| self.uv(i)),
-            Attribute::BlendIndices => each(out, start, |i| self.blend(i).0),
-            Attribute::BlendWeights => each(out, start, |i| self.blend(i).1),
         }
     }
 }
