@@ -254,27 +254,9 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         let skin = self.skin(obj.id);
         let clusters: Option<&[Cluster<'_>]> = skin.as_deref().map(Vec::as_slice);
         let point_skin = self.options.point_skin && clusters.is_some();
-        // Each part's output corner → input corner, in one pass over the faces (none for the
-        // whole geometry: all corners in order).
-        let picked: Vec<Option<Vec<u32>>> = if parts.is_empty() {
-            vec![None]
-        } else {
-            let mut picked = vec![Vec::new(); parts.len()];
-            let mut cursor = 0u32;
-            for (f, &n) in geo.faces.iter().enumerate() {
-                if let Some(k) = geo
-                    .materials
-                    .get(f)
-                    .and_then(|m| parts.iter().position(|p| p == m))
-                {
-                    picked[k].extend(cursor..cursor + n);
-                }
-                cursor += n;
-            }
-            picked.into_iter().map(Some).collect()
-        };
+        let picked = part_corners(geo, parts);
         let order: Vec<usize> = (0..materials.len()).collect();
-        let (meshes, skin_data) = par::join(
+        let (meshes, mut skin_data) = par::join(
             || {
                 par::map(&order, |&k| {
                     let pk = picked[k].as_deref();
@@ -289,8 +271,14 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                 Some(c) => PartSkins::One(Some(bones_for(geo, c, None, None))),
             },
         );
+        // The debug check below reads the picks again; a release build frees them here.
+        #[cfg(not(debug_assertions))]
         drop(picked);
-        let mut skin_data = skin_data;
+        let name = self.mesh_name(obj, node);
+        let point_bones = match &skin_data {
+            PartSkins::Points(_) => clusters.map(point_skin_bones),
+            _ => None,
+        };
         let mut out = Vec::with_capacity(meshes.len());
         for (k, (mut mesh, vertex_points)) in meshes.into_iter().enumerate() {
             let material_index = if k == 0 {
@@ -305,7 +293,7 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                         vertex_points: vertex_points.unwrap_or_default(),
                         weights: weights.clone(),
                     });
-                    clusters.map(point_skin_bones)
+                    point_bones.clone()
                 }
                 PartSkins::Split(all) => all.get_mut(k).map(std::mem::take),
                 PartSkins::One(bones) => bones.take(),
@@ -313,13 +301,12 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
             // Every test build checks the one-pass split against the per-part pass.
             #[cfg(debug_assertions)]
             if let (PartSkins::Split(_), Some(b), Some(c)) = (&skin_data, &bones, clusters) {
-                let pk = mesh_corners(geo, materials[k]);
                 assert_eq!(
                     bone_bits(b),
-                    bone_bits(&bones_for(geo, c, materials[k], pk.as_deref()))
+                    bone_bits(&bones_for(geo, c, materials[k], picked[k].as_deref()))
                 );
             }
-            mesh.name = self.mesh_name(obj, node);
+            mesh.name = name.clone();
             mesh.material = material_index;
             mesh.bones = bones.unwrap_or_default();
             self.scene.meshes.push(mesh);
@@ -355,20 +342,26 @@ enum PartSkins {
     One(Option<Vec<kiln_scene::Bone>>),
 }
 
-/// The corners of the polygons with material index `material` (`None`: all of them).
-#[cfg(debug_assertions)]
-fn mesh_corners(geo: &MeshGeometry<'_>, material: Option<i32>) -> Option<Vec<u32>> {
-    material.map(|m| {
-        let mut v = Vec::new();
-        let mut cursor = 0u32;
-        for (f, &n) in geo.faces.iter().enumerate() {
-            if geo.materials.get(f) == Some(&m) {
-                v.extend(cursor..cursor + n);
-            }
-            cursor += n;
+/// Each part's output corner → input corner (the corners of the polygons with material index
+/// `parts[k]`, in order), in one pass over the faces; one `None` for the whole geometry
+/// (`parts` empty: all corners in order).
+fn part_corners(geo: &MeshGeometry<'_>, parts: &[i32]) -> Vec<Option<Vec<u32>>> {
+    if parts.is_empty() {
+        return vec![None];
+    }
+    let mut picked = vec![Vec::new(); parts.len()];
+    let mut cursor = 0u32;
+    for (f, &n) in geo.faces.iter().enumerate() {
+        if let Some(k) = geo
+            .materials
+            .get(f)
+            .and_then(|m| parts.iter().position(|p| p == m))
+        {
+            picked[k].extend(cursor..cursor + n);
         }
-        v
-    })
+        cursor += n;
+    }
+    picked.into_iter().map(Some).collect()
 }
 
 /// Bones with their floats as bits, to compare exactly.
