@@ -109,7 +109,7 @@ impl MeshStream {
     pub(crate) fn write_planned_to(
         &self,
         pending: &mut kiln_extract::PendingVertices,
-        out: &mut (impl std::io::Read + std::io::Write + std::io::Seek + Send),
+        out: &mut (impl std::io::Write + std::io::Seek + Send),
     ) -> std::io::Result<(u64, Option<u128>)> {
         let MeshStream::KilnPlanned(plan) = self else {
             return Err(std::io::Error::new(

@@ -609,20 +609,15 @@ impl MeshPlan {
             if attribute != Attribute::BlendIndices {
                 return Ok(bytemuck::cast_slice(run));
             }
-            // Every index narrowed and checked in one pass of plain float and bit operations,
-            // which the compiler does eight at a time (`as u16` saturates one at a time, and
-            // a branch each would stop that; the run is almost always good), then the first
-            // bad one found. For an integer `j` in 0..=65535, `j + 2^23` is exact and its
-            // low 16 mantissa bits are `j`.
-            const SHIFT: f32 = 8_388_608.0;
+            // Every index narrowed and checked in one pass without a branch each, which the
+            // compiler does eight at a time (the run is almost always good), then the first
+            // bad one found.
             joints.clear();
             joints.resize(run.len(), 0);
             let mut bad = 0u32;
             for (out, &j) in joints.iter_mut().zip(run) {
-                let shifted = j + SHIFT;
-                let fits = (0.0..=65535.0).contains(&j) & (shifted - SHIFT == j);
-                bad |= u32::from(!fits);
-                *out = shifted.to_bits() as u16;
+                bad |= u32::from(!joint_fits(j));
+                *out = narrow_joint(j);
             }
             if let Some((i, &value)) = (bad != 0)
                 .then(|| run.iter().enumerate().find(|&(_, &j)| !joint_fits(j)))
@@ -1260,8 +1255,18 @@ fn first_bad_blend_index(vertices: &[Vertex]) -> Option<(usize, f32)> {
 /// from three places) it is a call per index, 2 % of a 400k conversion's CPU.
 #[inline(always)]
 fn joint_fits(j: f32) -> bool {
-    const SHIFT: f32 = 8_388_608.0;
-    (0.0..=65535.0).contains(&j) & ((j + SHIFT) - SHIFT == j)
+    (0.0..=65535.0).contains(&j) & ((j + JOINT_SHIFT) - JOINT_SHIFT == j)
+}
+
+/// 2^23, where floats are one apart.
+const JOINT_SHIFT: f32 = 8_388_608.0;
+
+/// A joint index that [`joint_fits`] as `u16`, with float adds and bit masks only (so that a
+/// loop over many vectorises, where `as u16` saturates one at a time): for an integer `j` in
+/// 0..=65535, `j + 2^23` is exact and its low 16 mantissa bits are `j`.
+#[inline(always)]
+fn narrow_joint(j: f32) -> u16 {
+    (j + JOINT_SHIFT).to_bits() as u16
 }
 
 /// `rayon::join` with the `parallel` feature, the two calls in turn without it.
@@ -1585,7 +1590,7 @@ impl FileBuilder {
 
 #[cfg(test)]
 mod tests {
-    use super::joint_fits;
+    use super::{joint_fits, narrow_joint};
 
     /// The cast-free test against the plain one (range, then truncation exact), over a
     /// spread of every float's bit patterns and the values around each whole number.
@@ -1599,6 +1604,9 @@ mod tests {
         });
         for j in spread.chain(near) {
             assert_eq!(joint_fits(j), plain(j), "{j:e} ({:#x})", j.to_bits());
+            if joint_fits(j) {
+                assert_eq!(narrow_joint(j), j as u16, "{j}");
+            }
         }
     }
 }
