@@ -1429,10 +1429,8 @@ fn commit(
             }
             if let (MeshStream::KilnPlanned(_), Some(p)) = (&mesh, &mut pending) {
                 // Hashed as it is written, its checksum (written last) put in at the end.
-                digest = match mesh.write_planned_to(p, f)? {
-                    (_, Some(hash)) => (f.metadata()?.len(), hash),
-                    (_, None) => hash_file(f)?,
-                };
+                let (_, hash) = mesh.write_planned_to(p, f)?;
+                digest = (f.metadata()?.len(), hash);
                 return Ok(());
             }
             let mut w = HashingWriter {
@@ -1662,24 +1660,6 @@ fn write_kiln_mesh(
     ))?;
     f.write_all(&sum.to_le_bytes())?;
     Ok((file.len() as u64, hash))
-}
-
-/// The size and content hash of the file `f` as it is now (read back from its start): for a
-/// planned `.mesh` too short for the hash taken while it is written (never one kiln makes).
-fn hash_file(f: &mut fs::File) -> std::io::Result<(u64, u128)> {
-    use std::io::{Read, Seek, SeekFrom};
-    f.seek(SeekFrom::Start(0))?;
-    let mut hash = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut len = 0u64;
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            return Ok((len, hash.digest128()));
-        }
-        hash.update(&buf[..n]);
-        len += n as u64;
-    }
 }
 
 /// A writer that hashes and counts what passes through it.

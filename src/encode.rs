@@ -104,13 +104,12 @@ impl MeshStream {
 
     /// Writes a planned kiln-layout mesh into `out` (an empty file) in file order, each vertex
     /// stream built by `pending` a run at a time (`kiln::MeshPlan::write_streams_hashed`);
-    /// gives the file's checksum and its XXH3-128 (`None` only for a file of 240 bytes or
-    /// fewer). Any other mesh is refused (`InvalidInput`): it has its own writers.
+    /// gives the file's checksum and its XXH3-128. Any other mesh is refused (`InvalidInput`): it has its own writers.
     pub(crate) fn write_planned_to(
         &self,
         pending: &mut kiln_extract::PendingVertices,
         out: &mut (impl std::io::Write + std::io::Seek + Send),
-    ) -> std::io::Result<(u64, Option<u128>)> {
+    ) -> std::io::Result<(u64, u128)> {
         let MeshStream::KilnPlanned(plan) = self else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -557,7 +556,7 @@ mod tests {
         let mut file = std::io::Cursor::new(Vec::new());
         let (sum, hash) = mesh_lean.write_planned_to(&mut pending, &mut file).unwrap();
         assert_eq!(sum, kiln_format::kiln::checksum(&want_kiln));
-        assert_eq!(hash, Some(xxhash_rust::xxh3::xxh3_128(&want_kiln)));
+        assert_eq!(hash, xxhash_rust::xxh3::xxh3_128(&want_kiln));
         assert!(
             file.into_inner() == want_kiln,
             "the planned kiln .mesh differs"

@@ -64,9 +64,7 @@ pub(crate) fn write_atomically_with(
     let result = (|| {
         // Closed before the rename (Windows cannot rename an open file).
         {
-            // Readable too: a kiln-layout `.mesh` is read back for its checksum and hash.
             let mut f = fs::OpenOptions::new()
-                .read(true)
                 .write(true)
                 .create(true)
                 .truncate(true)

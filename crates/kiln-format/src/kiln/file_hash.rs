@@ -18,7 +18,9 @@
 //! addition and one scramble per block (55 thousand at 400k triangles, well under a
 //! millisecond). The XXH3 crates keep their accumulators private, so the hash is written out
 //! here, from the XXH3 specification (`doc/xxhash_spec.md` in the xxHash repository); the
-//! tests check it against `xxhash-rust` on every length class.
+//! tests check it against `xxhash-rust` on every length class. An input of 240 bytes or fewer
+//! (XXH3's short paths; never a `.mesh`) is kept whole and hashed by `xxhash-rust` at the
+//! end, so a caller needs no second way to hash a short file.
 
 use alloc::vec::Vec;
 
@@ -51,8 +53,9 @@ const STRIPE: usize = 64;
 /// Stripes a block: `(secret length - 64) / 8`.
 const STRIPES: usize = 16;
 const BLOCK: usize = STRIPE * STRIPES;
-/// Inputs up to this length take XXH3's short paths, which this hasher does not implement.
-const SHORT: u64 = 240;
+/// Inputs up to this length take XXH3's short paths: kept whole and hashed by
+/// `xxhash-rust` at the end (a `.mesh` never is one: its header and table are longer).
+const SHORT: usize = 240;
 /// The patched word: bytes 8..16, word 1 of the first stripe.
 const PATCH_AT: usize = 8;
 
@@ -136,6 +139,8 @@ pub struct PatchedXxh3 {
     len: u64,
     /// The placeholder's word as `update` saw it.
     placeholder: [u8; 8],
+    /// The input's first [`SHORT`] bytes (all of a short one).
+    head: [u8; SHORT],
 }
 
 impl Default for PatchedXxh3 {
@@ -158,6 +163,7 @@ impl PatchedXxh3 {
             stripes: 0,
             len: 0,
             placeholder: [0; 8],
+            head: [0; SHORT],
         }
     }
 
@@ -214,6 +220,10 @@ impl PatchedXxh3 {
         }
         let start = self.len as usize;
         self.len += bytes.len() as u64;
+        if let Some(head) = self.head.get_mut(start..) {
+            let n = head.len().min(bytes.len());
+            head[..n].copy_from_slice(&bytes[..n]);
+        }
         // The placeholder's bytes, as they go past (they may come in pieces).
         for (k, &b) in bytes
             .iter()
@@ -259,11 +269,16 @@ impl PatchedXxh3 {
         self.len == 0
     }
 
-    /// The hash, with `patch` as bytes 8..16; `None` for 240 bytes or fewer (XXH3's short
-    /// paths, which a `.mesh` never takes: its header and section table alone are longer).
-    pub fn finish(&self, patch: [u8; 8]) -> Option<u128> {
-        if self.len <= SHORT {
-            return None;
+    /// The hash, with `patch` as bytes 8..16 (those of them the input has).
+    pub fn finish(&self, patch: [u8; 8]) -> u128 {
+        if self.len <= SHORT as u64 {
+            let mut short = self.head;
+            let bytes = &mut short[..self.len as usize];
+            if let Some(at) = bytes.get_mut(PATCH_AT..) {
+                let n = at.len().min(8);
+                at[..n].copy_from_slice(&patch[..n]);
+            }
+            return xxhash_rust::xxh3::xxh3_128(bytes);
         }
         // The last stripe, with its own key.
         let mut lanes = self.acc;
@@ -303,7 +318,7 @@ impl PatchedXxh3 {
             SECRET.len() - STRIPE - 11,
             !self.len.wrapping_mul(PRIME64_2),
         );
-        Some(u128::from(lo) | (u128::from(hi) << 64))
+        u128::from(lo) | (u128::from(hi) << 64)
     }
 }
 
@@ -324,11 +339,14 @@ mod tests {
             .collect()
     }
 
-    /// `data` with `patch` at 8..16, hashed by `xxhash-rust`, against the patched hasher fed
-    /// `data` (whatever its bytes 8..16) in pieces of `piece` bytes.
+    /// `data` with `patch` at 8..16 (what of it fits), hashed by `xxhash-rust`, against the
+    /// patched hasher fed `data` (whatever its bytes 8..16) in pieces of `piece` bytes.
     fn check(data: &[u8], patch: [u8; 8], piece: usize) {
         let mut want = data.to_vec();
-        want[8..16].copy_from_slice(&patch);
+        if let Some(at) = want.get_mut(8..) {
+            let n = at.len().min(8);
+            at[..n].copy_from_slice(&patch[..n]);
+        }
         let mut h = PatchedXxh3::new();
         for chunk in data.chunks(piece.max(1)) {
             h.update(chunk);
@@ -336,7 +354,7 @@ mod tests {
         assert_eq!(h.len(), data.len() as u64);
         assert_eq!(
             h.finish(patch),
-            Some(xxhash_rust::xxh3::xxh3_128(&want)),
+            xxhash_rust::xxh3::xxh3_128(&want),
             "{} bytes in pieces of {piece}",
             data.len()
         );
@@ -369,13 +387,16 @@ mod tests {
         }
     }
 
+    /// The short paths (240 bytes and fewer, the patch cut off where the input ends) and the
+    /// step from them to the long one.
     #[test]
-    fn refuses_the_short_paths() {
-        let mut h = PatchedXxh3::new();
-        h.update(&[7; 240]);
-        assert_eq!(h.finish([1; 8]), None);
-        h.update(&[7]);
-        assert!(h.finish([1; 8]).is_some());
+    fn short_inputs_are_hashed_whole() {
+        for n in 0..=241 {
+            for piece in [1, 5, 64, 241] {
+                let data = bytes(n, n as u64 + 7 * piece as u64);
+                check(&data, *b"checksum", piece);
+            }
+        }
     }
 
     proptest! {

@@ -527,14 +527,13 @@ impl MeshPlan {
 
     /// [`MeshPlan::write_streams`], and the XXH3-128 of the whole file as written (checksum
     /// included), hashed on the way too ([`PatchedXxh3`](super::file_hash::PatchedXxh3)):
-    /// what a manifest records, without reading the file back. `None` for the hash of a file
-    /// of 240 bytes or fewer (never a `.mesh`: its header and table are longer).
+    /// what a manifest records, without reading the file back.
     #[cfg(feature = "std")]
     pub fn write_streams_hashed<S: StreamSource>(
         &self,
         source: &mut S,
         out: &mut (impl std::io::Write + std::io::Seek + Send),
-    ) -> std::io::Result<(u64, Option<u128>)> {
+    ) -> std::io::Result<(u64, u128)> {
         let mut file = super::file_hash::PatchedXxh3::new();
         let sum = self.write_streams_with(source, out, Some(&mut file))?;
         Ok((sum, file.finish(sum.to_le_bytes())))
