@@ -326,7 +326,7 @@ impl<'m> PointGrid<'m> {
             let end = run.base + run.tang.len();
             let (mut close, mut near, mut across) = (Vec::new(), Vec::new(), Vec::new());
             for k in from(run.base)..from(end) {
-                if self.grid.has_neighbour(&self.pos, k) {
+                if self.grid.has_neighbour(k) {
                     near.push(k as u32);
                 } else if self.vertices(k).last().is_some_and(|&l| l as usize >= end) {
                     across.push(k as u32);
