@@ -56,6 +56,16 @@ fn par_map<T: Sync, O: Send>(items: &[T], f: impl Fn(&T) -> O + Sync + Send) -> 
     items.iter().map(f).collect()
 }
 
+/// Drops `value` on rayon's pool with the `parallel` feature, so that giving its memory back
+/// to the system (an `munmap` per large array) runs beside the caller's work instead of in
+/// it; here without the feature.
+fn drop_beside<T: Send + 'static>(value: T) {
+    #[cfg(feature = "parallel")]
+    rayon::spawn(move || drop(value));
+    #[cfg(not(feature = "parallel"))]
+    drop(value);
+}
+
 /// Fewest vertices a task gets when one part's work is split across threads: below it the
 /// task would cost more than its work.
 #[cfg(feature = "parallel")]
