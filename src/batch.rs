@@ -1429,12 +1429,19 @@ fn commit(
             }
             if let (MeshStream::KilnPlanned(_), Some(p)) = (&mesh, &mut pending) {
                 // Hashed as it is written, its checksum (written last) put in at the end.
+                if let Some(len) = mesh.len_with(&loaded, p) {
+                    crate::pipeline::reserve(f, len as u64);
+                }
                 let (_, hash) = mesh.write_planned_to(p, f)?;
                 digest = (f.metadata()?.len(), hash);
                 return Ok(());
             }
+            let reserved = pending.as_ref().and_then(|p| mesh.len_with(&loaded, p));
+            if let Some(len) = reserved {
+                crate::pipeline::reserve(f, len as u64);
+            }
             let mut w = HashingWriter {
-                inner: std::io::BufWriter::with_capacity(1 << 16, f),
+                inner: std::io::BufWriter::with_capacity(1 << 16, &mut *f),
                 hash: xxhash_rust::xxh3::Xxh3::new(),
                 len: 0,
             };
@@ -1444,6 +1451,12 @@ fn commit(
             }
             w.flush()?;
             digest = (w.len, w.hash.digest128());
+            drop(w);
+            if reserved.is_some_and(|len| len as u64 != digest.0) {
+                // Not what was reserved (never for a file kiln writes): the file is what was
+                // written, not the reservation's length.
+                f.set_len(digest.0)?;
+            }
             Ok(())
         })
         .map_err(|e| Error::Write(e).with_path(&target))?;

@@ -102,6 +102,25 @@ impl MeshStream {
         }
     }
 
+    /// The size in bytes of the file [`MeshStream::write_planned_to`] or
+    /// [`MeshStream::write_pending_to`] writes with `pending` (a classic mesh's vertex counts
+    /// are `pending`'s), when it is known before the write: what the batch reserves on disk.
+    pub(crate) fn len_with(
+        &self,
+        loaded: &Loaded,
+        pending: &kiln_extract::PendingVertices,
+    ) -> Option<usize> {
+        match self {
+            MeshStream::KilnPlanned(plan) => Some(plan.len()),
+            MeshStream::Classic(m) => {
+                let counts: Vec<usize> = (0..pending.parts()).map(|k| pending.len(k)).collect();
+                let model = m.as_ref().unwrap_or(&loaded.model);
+                Some(kiln_format::classic::mesh_len_with(model, &counts))
+            }
+            MeshStream::Kiln(_) => None,
+        }
+    }
+
     /// Writes a planned kiln-layout mesh into `out` (an empty file) in file order, each vertex
     /// stream built by `pending` a run at a time (`kiln::MeshPlan::write_streams_hashed`);
     /// gives the file's checksum and its XXH3-128. Any other mesh is refused (`InvalidInput`): it has its own writers.

@@ -174,6 +174,14 @@ pub fn write_clip(clip: &Clip) -> Vec<u8> {
 /// Size in bytes of [`write_mesh`]'s output.
 #[cfg(feature = "write")]
 fn mesh_len(model: &Model) -> usize {
+    let counts: Vec<usize> = model.meshes.iter().map(|m| m.vertices.len()).collect();
+    mesh_len_with(model, &counts)
+}
+
+/// Size in bytes of what [`write_mesh_with`] writes for `model` with these vertex counts (one
+/// per part; a missing count is taken as 0): what a writer may reserve on disk first.
+#[cfg(feature = "write")]
+pub fn mesh_len_with(model: &Model, vertex_counts: &[usize]) -> usize {
     let bones: usize = model
         .bones
         .iter()
@@ -182,10 +190,11 @@ fn mesh_len(model: &Model) -> usize {
     let meshes: usize = model
         .meshes
         .iter()
-        .map(|m| {
+        .enumerate()
+        .map(|(k, m)| {
             MIN_MESH_SIZE
                 + str_len(&m.name)
-                + m.vertices.len() * VERTEX_SIZE
+                + vertex_counts.get(k).copied().unwrap_or(0) * VERTEX_SIZE
                 + m.indices.len() * 4
                 + str_len(&m.material_name)
         })

@@ -570,6 +570,8 @@ proptest! {
             &mut bytes,
         )
         .unwrap();
+        // What a writer reserves on disk first is exactly what it writes.
+        prop_assert_eq!(kiln_format::classic::mesh_len_with(&lean, &counts), bytes.len());
         prop_assert_eq!(bytes, write_mesh(&model));
     }
 
