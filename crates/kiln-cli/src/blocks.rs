@@ -63,6 +63,31 @@ pub const CACHE_BYTES: usize = 256 << 20;
 pub const CACHE_SHARE: usize = 2;
 const PAGE: usize = 4096;
 
+/// How far glibc grows a heap past a request that does not fit: 16 MiB (its default is
+/// 128 KiB). Sets glibc's `M_TOP_PAD`; returns whether glibc took it (`false` off glibc).
+///
+/// Why: the small blocks left to the system allocator are most of the animation's and the
+/// scene tree's allocations, and many are made on rayon's threads, each with a glibc heap of
+/// its own. Such a heap grows by `mprotect`ing the next pages of its reservation, one call
+/// a growth: 1,490 calls in a 50k-triangle conversion, each taking the address space's lock
+/// against the other threads' page faults. With the pad, 15. The pages beyond what is used
+/// are not touched: the peak resident set moved by 0.3 MB at 50k, not at 400k.
+/// `farm-bench -n 41` at 50k, against the same binary without it: wall 0.92, CPU 0.93
+/// (paired medians); at 400k 0.99 (21 pairs).
+pub fn pad_small_heaps() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `mallopt` only sets one of glibc's malloc parameters (an integer, checked by
+        // glibc, which returns 0 for a value it refuses); it touches no memory of ours and
+        // is safe to call at any time, from any thread.
+        unsafe { libc::mallopt(libc::M_TOP_PAD, 16 << 20) == 1 }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        false
+    }
+}
+
 /// See the module's documentation.
 pub struct Blocks {
     cache: Mutex<Cache>,
@@ -303,6 +328,11 @@ mod sys {
 #[cfg(all(test, target_os = "linux", target_arch = "x86_64"))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn glibc_takes_the_heap_pad() {
+        assert_eq!(pad_small_heaps(), cfg!(target_env = "gnu"));
+    }
     use proptest::prelude::*;
 
     /// Fills `len` bytes at `p` with a pattern of `seed`.

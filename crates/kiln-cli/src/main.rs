@@ -223,6 +223,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Before any thread exists (see `blocks::pad_small_heaps` for why).
+    blocks::pad_small_heaps();
     let cli = Cli::parse();
     match cli.command {
         Command::Convert(args) => convert::run(args),
