@@ -55,7 +55,9 @@ const BULK: &[&str] = &[
 enum Bulk {
     F32(Vec<f32>),
     I32(Vec<i32>),
-    I64(Vec<i64>),
+    /// Shared: the 900 curves of a baked clip that share one `KeyTime` stream share one
+    /// array too, instead of a copy each.
+    I64(std::sync::Arc<[i64]>),
 }
 
 /// Where one compressed array is.
@@ -312,7 +314,7 @@ fn decode(a: &Array<'_>) -> Option<Bulk> {
             a.decode::<f32>().ok().map(|v| Bulk::F32(v.into_owned()))
         }
         ArrayType::I32 => a.decode::<i32>().ok().map(|v| Bulk::I32(v.into_owned())),
-        ArrayType::I64 => a.decode::<i64>().ok().map(|v| Bulk::I64(v.into_owned())),
+        ArrayType::I64 => a.decode::<i64>().ok().map(|v| Bulk::I64(v.into())),
         _ => None,
     }
 }
@@ -339,7 +341,7 @@ fn decode_fast(a: &Array<'_>) -> Option<Bulk> {
             f32::from_bits(u32::from_le(x.to_bits()))
         })?),
         ArrayType::I32 => Bulk::I32(inflate_le(stream, n, i32::from_le)?),
-        ArrayType::I64 => Bulk::I64(inflate_le(stream, n, i64::from_le)?),
+        ArrayType::I64 => Bulk::I64(inflate_le(stream, n, i64::from_le)?.into()),
         _ => return None,
     })
 }
@@ -624,12 +626,13 @@ impl<'a> Inflated<'a> {
         }
     }
 
-    /// `node`'s numbers as `i64`: decoded by a helper, else `kiln_fbx`'s decoder.
-    pub fn i64s(&self, node: &Node<'_, '_>) -> Result<Vec<i64>, kiln_fbx::Error> {
+    /// `node`'s numbers as `i64`: decoded by a helper (one array shared by every node with
+    /// the same stream), else `kiln_fbx`'s decoder.
+    pub fn i64s(&self, node: &Node<'_, '_>) -> Result<std::sync::Arc<[i64]>, kiln_fbx::Error> {
         match self.take(node) {
             Some(Bulk::I64(v)) => Ok(v),
             Some(Bulk::I32(v)) => Ok(v.into_iter().map(i64::from).collect()),
-            _ => Ok(node.i64_values()?.into_owned()),
+            _ => Ok(node.i64_values()?.into()),
         }
     }
 }
@@ -666,9 +669,16 @@ mod tests {
                 inflated.work();
             }
             // Out of document order: the last copy first.
+            let mut got = Vec::new();
             for (k, want) in [(3, &times), (0, &times), (1, &other), (2, &times)] {
-                assert_eq!(inflated.i64s(&read[k]).unwrap(), *want, "array {k}");
+                let v = inflated.i64s(&read[k]).unwrap();
+                assert_eq!(*v, want[..], "array {k}");
+                got.push(v);
             }
+            // The copies of one stream share one array.
+            assert!(std::sync::Arc::ptr_eq(&got[0], &got[1]));
+            assert!(std::sync::Arc::ptr_eq(&got[0], &got[3]));
+            assert!(!std::sync::Arc::ptr_eq(&got[0], &got[2]));
             let f = inflated.floats(&read[4]).unwrap().into_vec();
             assert_eq!(f.len(), 300);
             assert_eq!(f[1], f64::from_bits(times[1] as u64) as f32);
@@ -706,7 +716,7 @@ mod tests {
             match fast {
                 Bulk::F32(v) => assert_eq!(v, a.decode::<f32>().unwrap().into_owned()),
                 Bulk::I32(v) => assert_eq!(v, a.decode::<i32>().unwrap().into_owned()),
-                Bulk::I64(v) => assert_eq!(v, a.decode::<i64>().unwrap().into_owned()),
+                Bulk::I64(v) => assert_eq!(*v, *a.decode::<i64>().unwrap()),
             }
             let ArrayEncoding::Zlib(stream) = a.encoding() else {
                 panic!("compressed")

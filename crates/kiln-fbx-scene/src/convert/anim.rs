@@ -68,7 +68,8 @@ fn convert_time(t: i64, fps: f64) -> f64 {
 pub(super) struct Curve {
     /// The `AnimationCurve` object it was read from (`None` for a 6.x take's key list).
     pub(super) object: Option<u64>,
-    pub(super) times: Vec<i64>,
+    /// Shared with the other curves of the file that have the same `KeyTime` stream.
+    pub(super) times: Arc<[i64]>,
     pub(super) values: Vec<f32>,
 }
 

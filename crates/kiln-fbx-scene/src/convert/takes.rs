@@ -326,24 +326,30 @@ fn key_cells(keys: &Node<'_, '_>) -> Result<Vec<Cell>, &'static str> {
 
 /// Decodes up to `max` keys; the second value says why it stopped early.
 fn decode_keys(cells: &[Cell], key_ver: i64, max: usize) -> (Curve, Option<String>) {
-    let mut curve = Curve {
-        object: None,
-        times: Vec::new(),
-        values: Vec::new(),
-    };
+    let mut times = Vec::new();
+    let mut values = Vec::new();
     let mut at = 0usize;
     let max = max.min(MAX_KEYS);
-    while at < cells.len() && curve.times.len() < max {
-        let key = curve.times.len();
+    let mut stopped = None;
+    while at < cells.len() && times.len() < max {
+        let key = times.len();
         match decode_key(cells, &mut at, key_ver) {
             Ok((t, v)) => {
-                curve.times.push(t);
-                curve.values.push(v as f32);
+                times.push(t);
+                values.push(v as f32);
             }
-            Err(e) => return (curve, Some(format!("key {key}: {e}"))),
+            Err(e) => {
+                stopped = Some(format!("key {key}: {e}"));
+                break;
+            }
         }
     }
-    (curve, None)
+    let curve = Curve {
+        object: None,
+        times: times.into(),
+        values,
+    };
+    (curve, stopped)
 }
 
 /// One key from `cells[*at..]`; moves `at` past it.
@@ -427,7 +433,7 @@ mod tests {
         );
         let (curve, problem) = decode_keys(&c, 4005, 100);
         assert_eq!(problem, None);
-        assert_eq!(curve.times, vec![0, 10, 20, 30, 40, 50, 60, 70]);
+        assert_eq!(*curve.times, [0, 10, 20, 30, 40, 50, 60, 70]);
         assert_eq!(curve.values, vec![1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
     }
 
@@ -436,7 +442,7 @@ mod tests {
         // 4003: constant has no letter, `s` no weight letter.
         let (curve, problem) = decode_keys(&cells("0,1,C,10,2,U,s,0,0,20,3,L"), 4003, 100);
         assert_eq!(problem, None);
-        assert_eq!(curve.times, vec![0, 10, 20]);
+        assert_eq!(*curve.times, [0, 10, 20]);
         // 4004: auto slope has no weight letter.
         let (curve, problem) = decode_keys(&cells("0,1,U,a,10,2,C,n"), 4004, 100);
         assert_eq!(problem, None);
@@ -446,16 +452,16 @@ mod tests {
     #[test]
     fn broken_lists_keep_the_keys_before_the_damage() {
         let (curve, problem) = decode_keys(&cells("0,1,L,10,2,X,20,3,L"), 4005, 100);
-        assert_eq!(curve.times, vec![0]);
+        assert_eq!(*curve.times, [0]);
         assert_eq!(problem.as_deref(), Some("key 1: unknown interpolation 'X'"));
         let (curve, problem) = decode_keys(&cells("0,1,L,10,2,U,s,0"), 4005, 100);
-        assert_eq!(curve.times, vec![0]);
+        assert_eq!(*curve.times, [0]);
         assert_eq!(
             problem.as_deref(),
             Some("key 1: the Key list ends inside it")
         );
         let (curve, problem) = decode_keys(&cells("0,1,L,0.5,2,L"), 4005, 100);
-        assert_eq!(curve.times, vec![0]);
+        assert_eq!(*curve.times, [0]);
         assert!(problem.unwrap().contains("not a whole number"));
         // KeyCount bounds what is read.
         let (curve, problem) = decode_keys(&cells("0,1,L,10,2,L,20,3,L"), 4005, 2);
