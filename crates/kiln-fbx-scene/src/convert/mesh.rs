@@ -527,55 +527,26 @@ fn part_meshes(
         .into_iter()
         .zip(channels)
         .map(
-            |(((normals, tangents, bitangents), shape), (uv_channels, color_channels))| {
-                let Shape {
-                    positions,
-                    shared_positions,
-                    face_sizes,
-                    indices,
-                    bits,
-                    vertex_points,
-                } = shape;
-                let mesh = Mesh {
-                    positions,
-                    normals,
-                    tangents,
-                    bitangents,
-                    uv_channels,
-                    color_channels,
-                    face_sizes,
-                    indices,
-                    primitive_types: PrimitiveTypes(bits),
-                    shared_positions,
-                    ..Mesh::default()
-                };
+            |(((normals, tangents, bitangents), (mut mesh, vertex_points)), (uvs, colors))| {
+                (mesh.normals, mesh.tangents, mesh.bitangents) = (normals, tangents, bitangents);
+                (mesh.uv_channels, mesh.color_channels) = (uvs, colors);
                 (mesh, vertex_points)
             },
         )
         .collect()
 }
 
-/// A part's positions, faces and which vertices share a control point.
-struct Shape {
-    positions: Vec<Vec3>,
-    shared_positions: Option<kiln_scene::SharedPositions>,
-    face_sizes: Vec<u32>,
-    indices: Vec<u32>,
-    bits: u8,
-    /// With a per-point skin, each vertex's control point.
-    vertex_points: Option<Vec<u32>>,
-}
-
-/// The positions and faces of the part of material `material` (all polygons when `None`),
-/// the corners `pk` (all when `None`); without `point_skin`, which vertices share a control
-/// point ([`kiln_scene::SharedPositions`], `None` when a corner names no point: its vertex
-/// is at the origin, made from none), with it, the control point of each vertex.
+/// The part of material `material` (all polygons when `None`), the corners `pk` (all when
+/// `None`), with its positions and faces: without `point_skin`, which vertices share a
+/// control point ([`kiln_scene::SharedPositions`], `None` when a corner names no point: its
+/// vertex is at the origin, made from none); with it, beside the mesh, the control point of
+/// each vertex.
 fn part_shape(
     geo: &MeshGeometry<'_>,
     material: Option<i32>,
     pk: Option<&[u32]>,
     point_skin: bool,
-) -> Shape {
+) -> (Mesh, Option<Vec<u32>>) {
     let cp = &geo.corner_points;
     let point = |p: u32| Vec3::from_array(geo.points.get(p as usize).copied().unwrap_or_default());
     let positions = || -> Vec<Vec3> {
@@ -627,12 +598,13 @@ fn part_shape(
     };
     let ((positions, (shared_positions, vertex_points)), (face_sizes, indices, bits)) =
         par::join(|| par::join(positions, points), faces);
-    Shape {
+    let mesh = Mesh {
         positions,
-        shared_positions,
         face_sizes,
         indices,
-        bits,
-        vertex_points,
-    }
+        primitive_types: PrimitiveTypes(bits),
+        shared_positions,
+        ..Mesh::default()
+    };
+    (mesh, vertex_points)
 }
