@@ -1427,18 +1427,16 @@ fn commit(
                 digest = write_kiln_mesh(file, f)?;
                 return Ok(());
             }
-            if let (MeshStream::KilnPlanned(_), Some(p)) = (&mesh, &mut pending) {
-                // Hashed as it is written, its checksum (written last) put in at the end.
-                if let Some(len) = mesh.len_with(&loaded, p) {
-                    crate::pipeline::reserve(f, len as u64);
-                }
-                let (_, hash) = mesh.write_planned_to(p, f)?;
-                digest = (f.metadata()?.len(), hash);
-                return Ok(());
-            }
+            // The size a mesh built from the pending vertices will have, reserved first.
             let reserved = pending.as_ref().and_then(|p| mesh.len_with(&loaded, p));
             if let Some(len) = reserved {
                 crate::pipeline::reserve(f, len as u64);
+            }
+            if let (MeshStream::KilnPlanned(_), Some(p)) = (&mesh, &mut pending) {
+                // Hashed as it is written, its checksum (written last) put in at the end.
+                let (_, hash) = mesh.write_planned_to(p, f)?;
+                digest = (f.metadata()?.len(), hash);
+                return Ok(());
             }
             let mut w = HashingWriter {
                 inner: std::io::BufWriter::with_capacity(1 << 16, &mut *f),

@@ -328,12 +328,12 @@ mod sys {
 #[cfg(all(test, target_os = "linux", target_arch = "x86_64"))]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn glibc_takes_the_heap_pad() {
         assert_eq!(pad_small_heaps(), cfg!(target_env = "gnu"));
     }
-    use proptest::prelude::*;
 
     /// Fills `len` bytes at `p` with a pattern of `seed`.
     fn fill(p: *mut u8, len: usize, seed: u8) {
