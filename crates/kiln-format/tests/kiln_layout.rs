@@ -4,10 +4,11 @@
 
 use kiln_format::kiln::spec::{self, kind};
 use kiln_format::kiln::{
-    AlignedBytes, ClipView, Indices, LayoutError, MeshOptions, MeshView, ModelStreams, Positions,
-    Quantize, WriteError, plan_mesh, write_clip, write_mesh,
+    AlignedBytes, Attribute, ClipView, Indices, LayoutError, MeshOptions, MeshView, ModelStreams,
+    Positions, Quantize, StreamSource, WriteError, plan_mesh, write_clip, write_mesh,
 };
 use kiln_format::{Bone, Clip, IDENTITY, Keyframe, MaterialData, MeshPart, Model, Track, Vertex};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Every quantisation mode, for the tests that run each.
 const QUANTIZE_MODES: [Quantize; 3] = [
@@ -491,6 +492,60 @@ fn write_planned(model: &Model, materials: &[MaterialData]) -> std::io::Result<V
     write_planned_counting(model, materials, 0)
 }
 
+/// A source that holds positions and blend weights as written (each part's whole stream,
+/// packed), lending the runs that start at a multiple of `every` runs of the writer (65,536
+/// vertices) and leaving the others to be filled.
+struct Held<'m> {
+    model: ModelStreams<'m>,
+    /// Each part's positions, then its blend weights.
+    packed: Vec<[Vec<f32>; 2]>,
+    every: usize,
+    /// Runs lent.
+    lent: AtomicUsize,
+}
+
+impl<'m> Held<'m> {
+    fn new(model: &'m Model, every: usize) -> Self {
+        let streams = ModelStreams(model);
+        let packed = (model.meshes.iter().enumerate())
+            .map(|(k, part)| {
+                [Attribute::Position, Attribute::BlendWeights].map(|a| {
+                    let mut v = vec![0f32; part.vertices.len() * a.width()];
+                    streams.fill(k, 0, a, &mut v);
+                    v
+                })
+            })
+            .collect();
+        Held {
+            model: streams,
+            packed,
+            every,
+            lent: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl StreamSource for Held<'_> {
+    fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) -> usize {
+        self.model.fill(part, start, attribute, out)
+    }
+
+    fn stream(&self, part: usize, start: usize, attribute: Attribute, n: usize) -> Option<&[f32]> {
+        if !start.is_multiple_of(self.every * 65_536) {
+            return None;
+        }
+        let which = [Attribute::Position, Attribute::BlendWeights]
+            .iter()
+            .position(|&a| a == attribute)?;
+        let w = attribute.width();
+        let run = self.packed.get(part)?[which].get(start * w..(start + n) * w)?;
+        self.lent.fetch_add(1, Ordering::Relaxed);
+        Some(run)
+    }
+
+    fn release(&mut self, _: usize) {}
+}
+
 /// The blend-index error a planned write failed with, checked to be `write_mesh`'s for the
 /// same model, and its part and vertex.
 fn planned_blend_index_error(model: &Model, materials: &[MaterialData]) -> (usize, usize) {
@@ -557,6 +612,25 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
     assert!(out.get_ref() == &whole_long);
     assert_eq!(sum, kiln_format::kiln::checksum(&whole_long));
     assert_eq!(hash, xxhash_rust::xxh3::xxh3_128(&whole_long));
+    // From a source that holds some runs as written (`StreamSource::stream`): the same file
+    // and hashes, whether a held run comes before or after a built one, beside its write
+    // (the long part's runs of 65,536) or in turn (the small model).
+    for m in [&long, &model] {
+        let counts: Vec<usize> = m.meshes.iter().map(|p| p.vertices.len()).collect();
+        let mut lean = m.clone();
+        lean.meshes.iter_mut().for_each(|p| p.vertices.clear());
+        let plan = plan_mesh(&lean, &counts, &materials, None).unwrap();
+        let whole = write_mesh(m, &materials, &o).unwrap();
+        for every in [1, 2] {
+            let mut source = Held::new(m, every);
+            let mut out = std::io::Cursor::new(Vec::new());
+            let (sum, hash) = plan.write_streams_hashed(&mut source, &mut out).unwrap();
+            assert!(out.get_ref() == &whole, "held runs every {every}");
+            assert_eq!(sum, kiln_format::kiln::checksum(&whole));
+            assert_eq!(hash, xxhash_rust::xxh3::xxh3_128(&whole));
+            assert!(source.lent.load(Ordering::Relaxed) > 0, "no run was held");
+        }
+    }
     // A write that fails part way (a full disk) is the error the writer got, in a file
     // written by its own thread (more than 1 MiB) and in a small one written in turn.
     struct FailsAfter(std::io::Cursor<Vec<u8>>, usize);

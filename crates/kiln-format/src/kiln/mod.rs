@@ -123,6 +123,15 @@ pub trait StreamSource: Sync {
     /// [`crate::Vertex`]es, and gives how many vertices it wrote: all of `out`'s, unless the
     /// part has fewer from `start`.
     fn fill(&self, part: usize, start: usize, attribute: Attribute, out: &mut [f32]) -> usize;
+    /// `attribute` of vertices `start..start + n` of part `part`, as [`StreamSource::fill`]
+    /// would write them, when the source holds them so already (a mesh's positions as
+    /// packed `[f32; 3]`s): the writer then writes them from there instead of copying them
+    /// into a run first. `None` (the default) when it does not, or has fewer than `n`
+    /// vertices from `start`: the writer fills a run.
+    fn stream(&self, part: usize, start: usize, attribute: Attribute, n: usize) -> Option<&[f32]> {
+        let _ = (part, start, attribute, n);
+        None
+    }
     /// Part `part`'s last stream is written: what builds its vertices may go.
     fn release(&mut self, part: usize);
 }

@@ -680,7 +680,19 @@ impl MeshPlan {
                     ),
                 ))
             };
-            if let Some(&first) = runs.first() {
+            // A run the source holds as written (a mesh's positions, normals, tangents) is
+            // written from there; the others are built into a buffer first.
+            fn held<S: StreamSource>(
+                source: &S,
+                attribute: Attribute,
+                (part, start, n): (usize, usize, usize),
+            ) -> Option<&[f32]> {
+                (source.stream(part, start, attribute, n))
+                    .filter(|s| s.len() == n * attribute.width())
+            }
+            if let Some(&first) = runs.first()
+                && held(&*source, attribute, first).is_none()
+            {
                 build(&*source, first, &mut ready)?;
             }
             // After the last stream, each part is released once its last run is out (a part
@@ -689,13 +701,19 @@ impl MeshPlan {
             let mut released = 0;
             for (r, &(part, start, n)) in runs.iter().enumerate() {
                 let shared: &S = &*source;
-                let current = &ready[..n * width];
-                match runs.get(r + 1) {
+                let current =
+                    held(shared, attribute, (part, start, n)).unwrap_or(&ready[..n * width]);
+                // The next run, when it has to be built.
+                let after = runs
+                    .get(r + 1)
+                    .filter(|&&a| held(shared, attribute, a).is_none());
+                match after {
                     // Beside the write when the next run is worth a hand-over to another
                     // thread (waking one costs more than building a small run: the corpus's
                     // small files, a run or two per part, took 1.2 times as long).
                     // The run is hashed there too: the hashes (two passes over the bytes)
                     // took a sixth of the writing thread's time, the builder's is short.
+                    // A held run with nothing to build after it is hashed beside its write.
                     Some(&after) if after.2 >= BESIDE => {
                         let Hashed {
                             out,
@@ -715,6 +733,19 @@ impl MeshPlan {
                         built?;
                         *at += bytes.len();
                     }
+                    None if n >= BESIDE => {
+                        let Hashed {
+                            out,
+                            hashes,
+                            at,
+                            joints,
+                        } = &mut file;
+                        let bytes = run_bytes(joints, attribute, (part, start), current)?;
+                        let ((), written) =
+                            join(|| hashes.update(*at, bytes), || out.write_all(bytes));
+                        written?;
+                        *at += bytes.len();
+                    }
                     next_run => {
                         file.put_run(attribute, (part, start), current)?;
                         if let Some(&after) = next_run {
@@ -722,7 +753,9 @@ impl MeshPlan {
                         }
                     }
                 }
-                core::mem::swap(&mut ready, &mut next);
+                if after.is_some() {
+                    core::mem::swap(&mut ready, &mut next);
+                }
                 let last_of_part = runs.get(r + 1).is_none_or(|&(p, _, _)| p != part);
                 let done = if last_of_part { part + 1 } else { part };
                 while last_stream && released < done {
