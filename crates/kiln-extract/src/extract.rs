@@ -876,6 +876,47 @@ impl<'a> PartSource<'a> {
         }
     }
 
+    /// Vertices `start..start + out.len()` into `out`, as [`PartSource::vertex`] gives each,
+    /// a field at a time: a straight loop over each of the mesh's arrays. A vertex at a time
+    /// (a bounds-checked lookup a field and a call for the blend) took the classic `.mesh`'s
+    /// builder 1.5 times as long at 400k triangles.
+    fn vertices(&self, start: usize, out: &mut [Vertex]) {
+        /// `put` of each vertex of `out` and its item of `src[start..]`, `None` past `src`.
+        fn each<T>(
+            out: &mut [Vertex],
+            start: usize,
+            src: &[T],
+            put: impl Fn(&mut Vertex, Option<&T>),
+        ) {
+            let mut out = out.iter_mut();
+            for (o, s) in (&mut out).zip(src.get(start..).unwrap_or_default()) {
+                put(o, Some(s));
+            }
+            out.for_each(|o| put(o, None));
+        }
+        let mesh = self.mesh;
+        each(out, start, &mesh.positions, |o, p| o.position = v3(p));
+        each(out, start, &mesh.normals, |o, p| o.normal = v3(p));
+        each(out, start, &mesh.tangents, |o, p| o.tangent = v3(p));
+        let coords = self.uv.map_or(&[][..], |c| &c.coords[..]);
+        each(out, start, coords, |o, t| {
+            o.uv = t.map_or([0.0; 2], |t| [t.x, t.y]);
+        });
+        let rigid = self.rigid;
+        let set = |o: &mut Vertex, blend: Option<Blend>| {
+            (o.blend_indices, o.blend_weights) = blend.unwrap_or(rigid);
+        };
+        match self.influences {
+            Influences::Rigid => out.iter_mut().for_each(|o| set(o, None)),
+            Influences::Table(table) => each(out, start, table, |o, slots| {
+                set(o, slots.and_then(blend_of));
+            }),
+            Influences::Points { of_vertex, table } => each(out, start, of_vertex, |o, k| {
+                set(o, k.and_then(|k| *table.get(*k as usize)?));
+            }),
+        }
+    }
+
     /// Vertex `i`'s texture coordinates (zero without a UV channel).
     fn uv(&self, i: usize) -> [f32; 2] {
         self.uv
@@ -994,7 +1035,7 @@ impl PendingVertices {
         };
         let n = mesh.positions.len().saturating_sub(start).min(out.len());
         let source = PartSource::new(mesh, p.rigid, &p.influences);
-        crate::par_fill(&mut out[..n], |i| source.vertex(start + i));
+        crate::par_runs(&mut out[..n], |at, run| source.vertices(start + at, run));
     }
 
     /// Writes `attribute` of vertices `start..` of part `part` into `out`,
@@ -1369,7 +1410,7 @@ mod tests {
     /// once out (a mesh two nodes draw is kept for the second), give the taken extraction.
     #[test]
     fn pending_vertices_filled_and_released_in_turn_give_the_same_extraction() {
-        for mut s in [scene(), skinned_scene()] {
+        for mut s in [scene(), skinned_scene(), point_skinned_scene()] {
             // Mesh 0 drawn twice, with a part of another mesh after its first use.
             s.nodes[0].meshes.push(0);
             let last = s.nodes.len() - 1;

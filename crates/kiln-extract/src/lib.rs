@@ -90,24 +90,6 @@ fn par_collect<O: Send>(n: usize, f: impl Fn(usize) -> O + Sync + Send) -> alloc
     (0..n).map(f).collect()
 }
 
-/// `out[i] = f(i)` for every `i`, in runs on rayon's pool with the `parallel` feature.
-fn par_fill<O: Send>(out: &mut [O], f: impl Fn(usize) -> O + Sync + Send) {
-    #[cfg(feature = "parallel")]
-    {
-        use rayon::prelude::*;
-        if out.len() >= 2 * MIN_SPLIT {
-            out.par_iter_mut()
-                .with_min_len(MIN_SPLIT)
-                .enumerate()
-                .for_each(|(i, o)| *o = f(i));
-            return;
-        }
-    }
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = f(i);
-    }
-}
-
 /// `f(start, run)` for consecutive runs of `items` that together are all of it, one run per
 /// thread of rayon's pool with the `parallel` feature (at least [`MIN_SPLIT`] items each),
 /// the whole of `items` at once without it; the results in run order.
