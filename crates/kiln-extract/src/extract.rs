@@ -306,21 +306,39 @@ fn extract_skeleton(
     // The parts, in node order then mesh order; each part's triangle list built on rayon's
     // threads (a copy of the mesh's indices: 4.8 MB for a body of 400k triangles), the
     // warnings in part order after.
-    let all = meshes.all();
+    let mesh_count = meshes.all().len();
     let uses_of: Vec<(NodeId, usize)> = order
         .iter()
         .flat_map(|&id| {
             (scene.nodes[id].meshes.iter())
-                .filter(|&&m| m < all.len())
+                .filter(|&&m| m < mesh_count)
                 .map(move |&m| (id, m))
         })
         .collect();
-    let lists = crate::par_map(&uses_of, |&(_, mesh_index)| {
+    let triangles_only = |mesh: &kiln_scene::Mesh| {
+        mesh.face_sizes.len() * 3 == mesh.indices.len() && mesh.face_sizes.iter().all(|&n| n == 3)
+    };
+    // An owned mesh of triangles that one part uses gives that part its list (nothing
+    // reads the mesh's faces after this; they are dropped once the parts are planned).
+    let mut lists: Vec<Option<Vec<u32>>> = alloc::vec![None; uses_of.len()];
+    if let Some(owned) = meshes.owned() {
+        let mut count = alloc::vec![0usize; owned.len()];
+        uses_of.iter().for_each(|&(_, m)| count[m] += 1);
+        for (list, &(_, m)) in lists.iter_mut().zip(&uses_of) {
+            if count[m] == 1 && triangles_only(&owned[m]) {
+                *list = Some(core::mem::take(&mut owned[m].indices));
+            }
+        }
+    }
+    let all = meshes.all();
+    let jobs: Vec<_> = uses_of.iter().map(|&(_, m)| m).zip(lists).collect();
+    let lists = crate::par_map_into(jobs, |(mesh_index, list)| {
+        if let Some(list) = list {
+            return (list, 0);
+        }
         let mesh = &all[mesh_index];
         let mut dropped = 0usize;
-        let indices = if mesh.face_sizes.len() * 3 == mesh.indices.len()
-            && mesh.face_sizes.iter().all(|&n| n == 3)
-        {
+        let indices = if triangles_only(mesh) {
             // Triangles only (every triangulated mesh): the list as it is, one copy.
             mesh.indices.clone()
         } else {
@@ -1438,6 +1456,39 @@ mod tests {
                 assert_eq!(format!("{want:?}"), format!("{got:?}"), "runs of {run}");
             }
         }
+    }
+
+    /// A mesh of triangles that one part uses gives that part its index list (the same
+    /// allocation); a mesh two parts use gives each a copy, and one with a line keeps its
+    /// triangles only.
+    #[test]
+    fn a_part_takes_the_triangle_list_of_a_mesh_only_it_uses() {
+        let mut s = scene();
+        for m in &mut s.meshes {
+            m.indices.truncate(3);
+            m.face_sizes.truncate(1);
+        }
+        // Mesh 0 drawn by two nodes; mesh 1 by one.
+        let last = s.nodes.len() - 1;
+        s.nodes[last].meshes.push(0);
+        let lists: Vec<*const u32> = s.meshes.iter().map(|m| m.indices.as_ptr()).collect();
+        let (e, _pending) = extract_pending(&mut s);
+        let (mut taken, mut copied) = (0, 0);
+        for (part, &m) in e.model.meshes.iter().zip(&e.part_meshes) {
+            assert_eq!(part.indices, [0, 1, 2]);
+            if m == 0 {
+                assert_ne!(part.indices.as_ptr(), lists[0]);
+                copied += 1;
+            } else {
+                assert_eq!(part.indices.as_ptr(), lists[m]);
+                taken += 1;
+            }
+        }
+        assert_eq!((copied, taken), (2, 1));
+        // With a line, the part's list is its triangles.
+        let mut s = scene();
+        let (e, _pending) = extract_pending(&mut s);
+        assert!(e.model.meshes.iter().all(|p| p.indices == [0, 1, 2]));
     }
 
     /// The skinned scene with its skin per control point (vertex `v` made from point `v`, the
