@@ -907,7 +907,9 @@ impl<'a> PartSource<'a> {
             put: impl Fn(&mut Vertex, Option<&T>),
         ) {
             let mut out = out.iter_mut();
-            for (o, s) in (&mut out).zip(src.get(start..).unwrap_or_default()) {
+            // `src` first: a zip takes from its first iterator before it finds the second
+            // one empty, and that vertex would then be left as it was.
+            for (s, o) in src.get(start..).unwrap_or_default().iter().zip(&mut out) {
                 put(o, Some(s));
             }
             out.for_each(|o| put(o, None));
@@ -1445,7 +1447,16 @@ mod tests {
                 for (k, part) in got.model.meshes.iter_mut().enumerate() {
                     assert!(part.vertices.is_empty());
                     let n = pending.len(k);
-                    part.vertices = vec![Vertex::default(); n];
+                    // Every field written, none left as it was (a writer reuses its runs).
+                    let stale = Vertex {
+                        position: [7.0; 3],
+                        uv: [7.0; 2],
+                        normal: [7.0; 3],
+                        tangent: [7.0; 3],
+                        blend_indices: [7.0; 4],
+                        blend_weights: [7.0; 4],
+                    };
+                    part.vertices = vec![stale; n];
                     for start in (0..n).step_by(run) {
                         let end = (start + run).min(n);
                         pending.fill(k, start, &mut part.vertices[start..end]);
