@@ -493,19 +493,21 @@ fn write_planned(model: &Model, materials: &[MaterialData]) -> std::io::Result<V
 }
 
 /// A source that holds positions and blend weights as written (each part's whole stream,
-/// packed), lending the runs that start at a multiple of `every` runs of the writer (65,536
-/// vertices) and leaving the others to be filled.
+/// packed), lending the runs of at most `longest` vertices that start at a multiple of
+/// `every` runs of the writer (65,536 vertices) and leaving the others to be filled (the
+/// writer asks for a whole part first, then for its runs).
 struct Held<'m> {
     model: ModelStreams<'m>,
     /// Each part's positions, then its blend weights.
     packed: Vec<[Vec<f32>; 2]>,
     every: usize,
+    longest: usize,
     /// Runs lent.
     lent: AtomicUsize,
 }
 
 impl<'m> Held<'m> {
-    fn new(model: &'m Model, every: usize) -> Self {
+    fn new(model: &'m Model, every: usize, longest: usize) -> Self {
         let streams = ModelStreams(model);
         let packed = (model.meshes.iter().enumerate())
             .map(|(k, part)| {
@@ -520,6 +522,7 @@ impl<'m> Held<'m> {
             model: streams,
             packed,
             every,
+            longest,
             lent: AtomicUsize::new(0),
         }
     }
@@ -531,7 +534,7 @@ impl StreamSource for Held<'_> {
     }
 
     fn stream(&self, part: usize, start: usize, attribute: Attribute, n: usize) -> Option<&[f32]> {
-        if !start.is_multiple_of(self.every * 65_536) {
+        if !start.is_multiple_of(self.every * 65_536) || n > self.longest {
             return None;
         }
         let which = [Attribute::Position, Attribute::BlendWeights]
@@ -621,11 +624,14 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
         lean.meshes.iter_mut().for_each(|p| p.vertices.clear());
         let plan = plan_mesh(&lean, &counts, &materials, None).unwrap();
         let whole = write_mesh(m, &materials, &o).unwrap();
-        for every in [1, 2] {
-            let mut source = Held::new(m, every);
+        for (every, longest) in [(1, usize::MAX), (1, 65_536), (2, 65_536)] {
+            let mut source = Held::new(m, every, longest);
             let mut out = std::io::Cursor::new(Vec::new());
             let (sum, hash) = plan.write_streams_hashed(&mut source, &mut out).unwrap();
-            assert!(out.get_ref() == &whole, "held runs every {every}");
+            assert!(
+                out.get_ref() == &whole,
+                "held runs every {every}, {longest} long"
+            );
             assert_eq!(sum, kiln_format::kiln::checksum(&whole));
             assert_eq!(hash, xxhash_rust::xxh3::xxh3_128(&whole));
             assert!(source.lent.load(Ordering::Relaxed) > 0, "no run was held");

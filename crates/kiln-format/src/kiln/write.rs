@@ -656,12 +656,16 @@ impl MeshPlan {
             };
             let attribute = PLANNED_STREAMS[stream].attribute();
             let width = attribute.width();
-            // The stream's runs: (part, first vertex, vertices).
+            // The stream's runs: (part, first vertex, vertices); a part the source holds
+            // whole is one run, written in one piece.
             let runs: Vec<(usize, usize, usize)> = (self.counts.iter().enumerate())
                 .flat_map(|(part, &count)| {
+                    let whole =
+                        count > RUN && held(&*source, attribute, (part, 0, count)).is_some();
+                    let step = if whole { count } else { RUN };
                     (0..count)
-                        .step_by(RUN)
-                        .map(move |start| (part, start, RUN.min(count - start)))
+                        .step_by(step)
+                        .map(move |start| (part, start, step.min(count - start)))
                 })
                 .collect();
             // A run's floats, every one written by the source (one that hands over fewer
@@ -701,8 +705,8 @@ impl MeshPlan {
             let mut released = 0;
             for (r, &(part, start, n)) in runs.iter().enumerate() {
                 let shared: &S = &*source;
-                let current =
-                    held(shared, attribute, (part, start, n)).unwrap_or(&ready[..n * width]);
+                let current = held(shared, attribute, (part, start, n))
+                    .unwrap_or_else(|| &ready[..n * width]);
                 // The next run, when it has to be built.
                 let after = runs
                     .get(r + 1)
