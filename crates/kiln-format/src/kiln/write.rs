@@ -711,50 +711,34 @@ impl MeshPlan {
                 let after = runs
                     .get(r + 1)
                     .filter(|&&a| held(shared, attribute, a).is_none());
-                match after {
-                    // Beside the write when the next run is worth a hand-over to another
-                    // thread (waking one costs more than building a small run: the corpus's
-                    // small files, a run or two per part, took 1.2 times as long).
-                    // The run is hashed there too: the hashes (two passes over the bytes)
-                    // took a sixth of the writing thread's time, the builder's is short.
-                    // A held run with nothing to build after it is hashed beside its write.
-                    Some(&after) if after.2 >= BESIDE => {
-                        let Hashed {
-                            out,
-                            hashes,
-                            at,
-                            joints,
-                        } = &mut file;
-                        let bytes = run_bytes(joints, attribute, (part, start), current)?;
-                        let (built, written) = join(
-                            || {
-                                hashes.update(*at, bytes);
-                                build(shared, after, &mut next)
-                            },
-                            || out.write_all(bytes),
-                        );
-                        written?;
-                        built?;
-                        *at += bytes.len();
-                    }
-                    None if n >= BESIDE => {
-                        let Hashed {
-                            out,
-                            hashes,
-                            at,
-                            joints,
-                        } = &mut file;
-                        let bytes = run_bytes(joints, attribute, (part, start), current)?;
-                        let ((), written) =
-                            join(|| hashes.update(*at, bytes), || out.write_all(bytes));
-                        written?;
-                        *at += bytes.len();
-                    }
-                    next_run => {
-                        file.put_run(attribute, (part, start), current)?;
-                        if let Some(&after) = next_run {
-                            build(shared, after, &mut next)?;
-                        }
+                // Beside the write when the next run is worth a hand-over to another thread
+                // (waking one costs more than building a small run: the corpus's small files,
+                // a run or two per part, took 1.2 times as long), or, with nothing to build
+                // after it (the next run is held, or this is the stream's last), when this
+                // one is. The run is hashed there too: the hashes (two passes over the bytes)
+                // took a sixth of the writing thread's time, the builder's is short.
+                if after.map_or(n, |a| a.2) >= BESIDE {
+                    let Hashed {
+                        out,
+                        hashes,
+                        at,
+                        joints,
+                    } = &mut file;
+                    let bytes = run_bytes(joints, attribute, (part, start), current)?;
+                    let (built, written) = join(
+                        || {
+                            hashes.update(*at, bytes);
+                            after.map_or(Ok(()), |&a| build(shared, a, &mut next))
+                        },
+                        || out.write_all(bytes),
+                    );
+                    written?;
+                    built?;
+                    *at += bytes.len();
+                } else {
+                    file.put_run(attribute, (part, start), current)?;
+                    if let Some(&a) = after {
+                        build(shared, a, &mut next)?;
                     }
                 }
                 if after.is_some() {
