@@ -504,6 +504,8 @@ struct Held<'m> {
     longest: usize,
     /// Runs lent.
     lent: AtomicUsize,
+    /// Lends this many runs at most, then none (a source that changes its mind).
+    at_most: usize,
 }
 
 impl<'m> Held<'m> {
@@ -524,6 +526,7 @@ impl<'m> Held<'m> {
             every,
             longest,
             lent: AtomicUsize::new(0),
+            at_most: usize::MAX,
         }
     }
 }
@@ -534,7 +537,10 @@ impl StreamSource for Held<'_> {
     }
 
     fn stream(&self, part: usize, start: usize, attribute: Attribute, n: usize) -> Option<&[f32]> {
-        if !start.is_multiple_of(self.every * 65_536) || n > self.longest {
+        if !start.is_multiple_of(self.every * 65_536)
+            || n > self.longest
+            || self.lent.load(Ordering::Relaxed) >= self.at_most
+        {
             return None;
         }
         let which = [Attribute::Position, Attribute::BlendWeights]
@@ -636,6 +642,19 @@ fn a_planned_mesh_is_checked_as_the_whole_one_and_its_joints_as_they_come() {
             assert_eq!(hash, xxhash_rust::xxh3::xxh3_128(&whole));
             assert!(source.lent.load(Ordering::Relaxed) > 0, "no run was held");
         }
+        // A source that lends a run when the runs are laid out, then not when it is written:
+        // refused, naming the part (not read past the run buffer, which is shorter than a
+        // whole part).
+        let mut fickle = Held::new(m, 1, usize::MAX);
+        fickle.at_most = 1;
+        let e = plan
+            .write_streams_hashed(&mut fickle, &mut std::io::Cursor::new(Vec::new()))
+            .unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
+        assert_eq!(
+            e.to_string(),
+            "mesh 0: vertices 0.. of Position no longer held"
+        );
     }
     // A write that fails part way (a full disk) is the error the writer got, in a file
     // written by its own thread (more than 1 MiB) and in a small one written in turn.

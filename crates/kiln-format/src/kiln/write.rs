@@ -656,18 +656,20 @@ impl MeshPlan {
             };
             let attribute = PLANNED_STREAMS[stream].attribute();
             let width = attribute.width();
-            // The stream's runs: (part, first vertex, vertices); a part the source holds
-            // whole is one run, written in one piece.
-            let runs: Vec<(usize, usize, usize)> = (self.counts.iter().enumerate())
-                .flat_map(|(part, &count)| {
-                    let whole =
-                        count > RUN && held(&*source, attribute, (part, 0, count)).is_some();
-                    let step = if whole { count } else { RUN };
-                    (0..count)
-                        .step_by(step)
-                        .map(move |start| (part, start, step.min(count - start)))
-                })
-                .collect();
+            // The stream's runs: (part, first vertex, vertices, whether the source holds it as
+            // written); a part the source holds whole is one run, written in one piece.
+            let mut runs: Vec<(usize, usize, usize, bool)> = Vec::new();
+            for (part, &count) in self.counts.iter().enumerate() {
+                if count > RUN && held(&*source, attribute, (part, 0, count)).is_some() {
+                    runs.push((part, 0, count, true));
+                    continue;
+                }
+                for start in (0..count).step_by(RUN) {
+                    let n = RUN.min(count - start);
+                    let is_held = held(&*source, attribute, (part, start, n)).is_some();
+                    runs.push((part, start, n, is_held));
+                }
+            }
             // A run's floats, every one written by the source (one that hands over fewer
             // vertices than the plan counts is an error, not stale floats in the file).
             let build = |source: &S, (part, start, n), buf: &mut [f32]| {
@@ -694,23 +696,33 @@ impl MeshPlan {
                 (source.stream(part, start, attribute, n))
                     .filter(|s| s.len() == n * attribute.width())
             }
-            if let Some(&first) = runs.first()
-                && held(&*source, attribute, first).is_none()
-            {
-                build(&*source, first, &mut ready)?;
+            if let Some(&(part, start, n, false)) = runs.first() {
+                build(&*source, (part, start, n), &mut ready)?;
             }
             // After the last stream, each part is released once its last run is out (a part
             // without vertices with the run after it).
             let last_stream = stream + 1 == PLANNED_STREAMS.len();
             let mut released = 0;
-            for (r, &(part, start, n)) in runs.iter().enumerate() {
+            for (r, &(part, start, n, is_held)) in runs.iter().enumerate() {
                 let shared: &S = &*source;
-                let current = held(shared, attribute, (part, start, n))
-                    .unwrap_or_else(|| &ready[..n * width]);
+                let current = if is_held {
+                    // A source that held the run when the runs were laid out and no longer
+                    // does is refused, not read past its buffer.
+                    held(shared, attribute, (part, start, n)).ok_or_else(|| {
+                        Error::new(
+                            ErrorKind::InvalidInput,
+                            alloc::format!(
+                                "mesh {part}: vertices {start}.. of {attribute:?} no longer held"
+                            ),
+                        )
+                    })?
+                } else {
+                    &ready[..n * width]
+                };
                 // The next run, when it has to be built.
-                let after = runs
-                    .get(r + 1)
-                    .filter(|&&a| held(shared, attribute, a).is_none());
+                let after = (runs.get(r + 1))
+                    .filter(|a| !a.3)
+                    .map(|&(p, s, n, _)| (p, s, n));
                 // Beside the write when the next run is worth a hand-over to another thread
                 // (waking one costs more than building a small run: the corpus's small files,
                 // a run or two per part, took 1.2 times as long), or, with nothing to build
@@ -728,7 +740,7 @@ impl MeshPlan {
                     let (built, written) = join(
                         || {
                             hashes.update(*at, bytes);
-                            after.map_or(Ok(()), |&a| build(shared, a, &mut next))
+                            after.map_or(Ok(()), |a| build(shared, a, &mut next))
                         },
                         || out.write_all(bytes),
                     );
@@ -737,14 +749,14 @@ impl MeshPlan {
                     *at += bytes.len();
                 } else {
                     file.put_run(attribute, (part, start), current)?;
-                    if let Some(&a) = after {
+                    if let Some(a) = after {
                         build(shared, a, &mut next)?;
                     }
                 }
                 if after.is_some() {
                     core::mem::swap(&mut ready, &mut next);
                 }
-                let last_of_part = runs.get(r + 1).is_none_or(|&(p, _, _)| p != part);
+                let last_of_part = runs.get(r + 1).is_none_or(|&(p, ..)| p != part);
                 let done = if last_of_part { part + 1 } else { part };
                 while last_stream && released < done {
                     source.release(released);
