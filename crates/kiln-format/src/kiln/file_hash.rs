@@ -137,9 +137,8 @@ pub struct PatchedXxh3 {
     stripes: usize,
     /// Bytes passed to `update`.
     len: u64,
-    /// The placeholder's word as `update` saw it.
-    placeholder: [u8; 8],
-    /// The input's first [`SHORT`] bytes (all of a short one).
+    /// The input's first [`SHORT`] bytes (all of a short one; for a longer one, the
+    /// placeholder's word as `update` saw it is bytes 8..16 of these).
     head: [u8; SHORT],
 }
 
@@ -162,7 +161,6 @@ impl PatchedXxh3 {
             last: [0; STRIPE],
             stripes: 0,
             len: 0,
-            placeholder: [0; 8],
             head: [0; SHORT],
         }
     }
@@ -218,21 +216,13 @@ impl PatchedXxh3 {
         if bytes.is_empty() {
             return;
         }
-        let start = self.len as usize;
+        // (Past `usize` on a 32-bit target: no longer in the head.)
+        let start = usize::try_from(self.len).unwrap_or(usize::MAX);
         self.len += bytes.len() as u64;
+        // The head, which holds the placeholder's bytes too (they may come in pieces).
         if let Some(head) = self.head.get_mut(start..) {
             let n = head.len().min(bytes.len());
             head[..n].copy_from_slice(&bytes[..n]);
-        }
-        // The placeholder's bytes, as they go past (they may come in pieces).
-        for (k, &b) in bytes
-            .iter()
-            .enumerate()
-            .take((PATCH_AT + 8).saturating_sub(start))
-        {
-            if let Some(at) = (start + k).checked_sub(PATCH_AT) {
-                self.placeholder[at] = b;
-            }
         }
         // The last 64 bytes.
         let keep = bytes.len().min(STRIPE);
@@ -287,10 +277,7 @@ impl PatchedXxh3 {
         // Lanes 0 and 1 rebuilt block by block, the first block's additions moved from the
         // placeholder to the patch (word 1 of the first stripe: raw into lane 0, its halves'
         // product into lane 1). The first block is the unfinished one in a file under 1 KiB.
-        let (old, new) = (
-            u64::from_le_bytes(self.placeholder),
-            u64::from_le_bytes(patch),
-        );
+        let (old, new) = (word(&self.head, PATCH_AT), u64::from_le_bytes(patch));
         let key = word(&SECRET, PATCH_AT);
         let fix = |add: &mut [u64; 2]| {
             add[0] = add[0].wrapping_sub(old).wrapping_add(new);
