@@ -134,7 +134,8 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
         }
         let mats = &geo.materials;
         let multi = mats.first().is_some_and(|&b| mats.iter().any(|&m| m != b));
-        let out = if multi {
+        // The parts' material indices, by first appearance (none: the geometry is one mesh).
+        let parts: Vec<i32> = if multi {
             let n = mats.len().min(geo.faces.len());
             if mats.len() > geo.faces.len() {
                 let d = self.describe(&obj);
@@ -150,25 +151,20 @@ impl<'d, 'a> Converter<'_, 'd, 'a> {
                     .at(d),
                 );
             }
-            // The parts, by first appearance.
             let mut parts: Vec<i32> = Vec::new();
             for &m in &mats[..n] {
                 if !parts.contains(&m) {
                     parts.push(m);
                 }
             }
-            let mut owned = self.take_geometry(gid, geo);
-            let out = self.convert_mesh_parts(&mut owned, &obj, model, node, &parts);
-            self.attach_morph_targets(&obj, &owned, &out, &parts);
-            self.geometries.insert(gid, Some(Rc::new(owned)));
-            out
+            parts
         } else {
-            let mut owned = self.take_geometry(gid, geo);
-            let out = self.convert_mesh_parts(&mut owned, &obj, model, node, &[]);
-            self.attach_morph_targets(&obj, &owned, &out, &[]);
-            self.geometries.insert(gid, Some(Rc::new(owned)));
-            out
+            Vec::new()
         };
+        let mut owned = self.take_geometry(gid, geo);
+        let out = self.convert_mesh_parts(&mut owned, &obj, model, node, &parts);
+        self.attach_morph_targets(&obj, &owned, &out, &parts);
+        self.geometries.insert(gid, Some(Rc::new(owned)));
         self.meshes_converted.insert(gid, out.clone());
         out
     }
