@@ -271,21 +271,21 @@ pub fn extract_clip(
             Some(&node) => Ok((node, ch)),
         })
         .collect();
-    let prepared = crate::par_map(&placed, |placed| {
-        let &(_, ch) = placed.as_ref().ok()?;
-        let mut w = Vec::new();
-        Some(prepare(ch, index, &anim.name, &mut w).map(|p| (p, w)))
+    let prepared = crate::par_map_into(placed, |placed| {
+        placed.map(|(node, ch)| {
+            let mut w = Vec::new();
+            (node, prepare(ch, index, &anim.name, &mut w).map(|p| (p, w)))
+        })
     });
     let mut channel_of_node: BTreeMap<usize, Prepared> = BTreeMap::new();
-    for (placed, prepared) in placed.into_iter().zip(prepared) {
-        match (placed, prepared) {
-            (Err(w), _) => warnings.push(w),
-            (Ok((node, _)), Some(result)) => {
+    for prepared in prepared {
+        match prepared {
+            Err(w) => warnings.push(w),
+            Ok((node, result)) => {
                 let (p, mut w) = result?;
                 warnings.append(&mut w);
                 channel_of_node.insert(node, p);
             }
-            (Ok(_), None) => {}
         }
     }
 
