@@ -95,19 +95,25 @@ pub(crate) fn reserve(file: &fs::File, len: u64) -> bool {
     #[cfg(target_os = "linux")]
     {
         use rustix::fs::{FallocateFlags, fallocate, fstatfs};
-        /// `EXT4_SUPER_MAGIC` (ext2 and ext3 mounted by the ext4 driver report it too).
-        const EXT4: i64 = 0xEF53;
-        // `f_type`'s width depends on the architecture (64 bits on x86-64, 32 on some).
-        #[allow(clippy::unnecessary_cast)]
-        let ext4 = fstatfs(file).is_ok_and(|s| s.f_type as i64 == EXT4);
         // Best effort: a full disk is left to the writes, which report their own errors.
-        ext4 && fallocate(file, FallocateFlags::empty(), 0, len).is_ok()
+        fstatfs(file).is_ok_and(|s| is_ext4(&s))
+            && fallocate(file, FallocateFlags::empty(), 0, len).is_ok()
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (file, len);
         false
     }
+}
+
+/// Whether a file system is ext4 (`EXT4_SUPER_MAGIC`; ext2 and ext3 mounted by the ext4
+/// driver report it too): where [`reserve`] reserves.
+#[cfg(target_os = "linux")]
+fn is_ext4(s: &rustix::fs::StatFs) -> bool {
+    // `f_type`'s width depends on the architecture (64 bits on x86-64, 32 on some).
+    #[allow(clippy::unnecessary_cast)]
+    let magic = s.f_type as i64;
+    magic == 0xEF53
 }
 
 /// Counts for the one-line summary of a converted file.
@@ -336,8 +342,15 @@ mod tests {
         let bytes: Vec<u8> = (0..(1u32 << 20) + 5).map(|i| (i * 7 + 3) as u8).collect();
         write_atomically_with(&path, |f| {
             let reserved = reserve(f, bytes.len() as u64);
-            // Reserved (on ext4, as this machine's temporary folder is), the file has its
-            // length before a byte is written; not, it is still empty.
+            // Reserved exactly where the folder is on ext4 (as this machine's temporary
+            // folder is); then the file has its length before a byte is written, else it is
+            // still empty.
+            #[cfg(target_os = "linux")]
+            assert_eq!(
+                reserved,
+                rustix::fs::fstatfs(&*f).is_ok_and(|s| is_ext4(&s)),
+                "reserved on ext4 only"
+            );
             let before = f.metadata()?.len();
             assert_eq!(before, if reserved { bytes.len() as u64 } else { 0 });
             std::io::Write::write_all(f, &bytes)
